@@ -1,0 +1,36 @@
+// What people read when something fails: chosen by the error's code, never taken from a server.
+import type { AuthErrorCode } from './auth';
+
+export interface ErrorMessage {
+  title: string;
+  hint?: string;
+  /** Label of the button that starts a fresh attempt. */
+  action?: string;
+}
+
+const SUPPORT = 'Try again; if it keeps failing, contact support.';
+
+export function describeError(code: AuthErrorCode, host = 'the identity service', status?: number): ErrorMessage {
+  const messages: Record<AuthErrorCode, ErrorMessage> = {
+    cancelled: { title: 'Sign-in was cancelled.', hint: 'Nothing was shared with this app.' },
+    authorization_failed: { title: 'The identity service could not sign you in.', hint: SUPPORT },
+    login_required: { title: 'Please sign in again.', action: 'Sign in' },
+    unknown_transaction: {
+      title: 'That sign-in link is no longer valid.',
+      hint: 'It was already used, expired, or was started elsewhere. Nothing was sent.',
+      action: 'Sign in',
+    },
+    invalid_grant: { title: 'The sign-in code was rejected or has expired.', hint: 'Codes are short-lived and work once.' },
+    token_error: { title: 'The identity service refused to issue a token.', hint: SUPPORT },
+    invalid_response: { title: `An answer from ${host} could not be accepted.`, hint: `For your safety nothing was used. ${SUPPORT}` },
+    unreachable: { title: `Could not reach ${host}.`, hint: 'Check your connection. The service may be down or may not allow this app (CORS).' },
+    timeout: { title: `No answer from ${host} in time.`, hint: 'The service may be busy.' },
+    session_expired: { title: 'Your session has expired.', hint: 'Sign in again to continue where you were.', action: 'Sign in again' },
+    insufficient_scope: { title: 'Your sign-in does not include the permission this page needs.' },
+    forbidden_origin: { title: 'A request was blocked: that address may not receive your token.' },
+    unauthenticated: { title: 'You are signed out.', action: 'Sign in' },
+    http_error: { title: `The server answered with an error${status ? ` (HTTP ${status})` : ''}.` },
+    aborted: { title: 'The request was cancelled.' },
+  };
+  return messages[code];
+}

@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { defineConfig, type Connect, type Plugin } from 'vite';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { securityHeaders } from './scripts/security-headers.js';
+
+/** Sends the CSP built from the config.json being served, re-read per request so edits apply at once. */
+function securityHeadersFrom(configPath: string, dev: boolean): Connect.NextHandleFunction {
+  return (_req, res, next) => {
+    let config: Record<string, unknown> = {};
+    try {
+      config = JSON.parse(readFileSync(configPath, 'utf8'));
+    } catch {
+      // A missing or broken config.json still gets the strictest policy; the app shows the config error.
+    }
+    for (const [name, value] of Object.entries(securityHeaders(config, { dev }))) res.setHeader(name, value);
+    next();
+  };
+}
+
+const securityHeadersPlugin: Plugin = {
+  name: 'security-headers',
+  configureServer(server) {
+    server.middlewares.use(securityHeadersFrom(`${server.config.publicDir}/config.json`, true));
+  },
+  configurePreviewServer(server) {
+    server.middlewares.use(securityHeadersFrom(`${server.config.build.outDir}/config.json`, false));
+  },
+};
+
+const loopbackHosts = ['localhost', '127.0.0.1', '.localhost'];
+
+export default defineConfig({
+  // Relative asset URLs, so the static files work from any path they are deployed under.
+  base: './',
+  plugins: [svelte({ compilerOptions: { discloseVersion: false, runes: true } }), securityHeadersPlugin],
+  server: { host: '127.0.0.1', port: 5173, strictPort: true, allowedHosts: loopbackHosts },
+  preview: { host: '127.0.0.1', port: 4173, strictPort: true, allowedHosts: loopbackHosts },
+  build: { target: 'es2022', sourcemap: false, modulePreload: { polyfill: false } },
+  resolve: process.env.VITEST ? { conditions: ['browser'] } : undefined,
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', environment: 'happy-dom', include: ['src/**/*.test.ts'], restoreMocks: true },
+      },
+      {
+        test: { name: 'idp', environment: 'node', include: ['idp/**/*.test.js'], testTimeout: 30_000 },
+      },
+    ],
+  },
+});
