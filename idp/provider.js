@@ -1,0 +1,181 @@
+// oidc-provider configuration of the local identity provider.
+import { generateKeyPair, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+
+import Provider from 'oidc-provider';
+// The same per-instance in-memory store oidc-provider uses by default; importing
+// its factory only avoids the "development-only adapter" warning on every start.
+import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
+
+import { findAccount } from './users.js';
+import { logoutPage, messagePage, pageCsp } from './pages.js';
+
+export const SCOPES = ['openid', 'profile', 'email', 'service.api'];
+
+export const ROUTES = {
+  authorization: '/connect/authorize',
+  token: '/connect/token',
+  userinfo: '/connect/userinfo',
+  jwks: '/connect/jwks',
+  end_session: '/connect/endsession',
+};
+
+/**
+ * One RS256 signing key per process, generated on first use: RS256 is what
+ * clients (oauth4webapi) expect by default, and RSA key generation takes a
+ * noticeable moment, so tests that start many providers share it. Nothing is
+ * persisted: ID tokens of a previous run simply stop verifying.
+ * @type {Promise<import('node:crypto').JsonWebKey> | undefined}
+ */
+let signingKey;
+function getSigningKey() {
+  signingKey ??= promisify(generateKeyPair)('rsa', { modulusLength: 2048 }).then(({ privateKey }) => ({
+    ...privateKey.export({ format: 'jwk' }),
+    kid: randomBytes(8).toString('hex'),
+    alg: 'RS256',
+    use: 'sig',
+  }));
+  return signingKey;
+}
+
+/** @param {Iterable<string>} uris */
+export function originsOf(uris) {
+  return new Set([...uris].map((uri) => new URL(uri).origin));
+}
+
+/**
+ * @typedef {object} ProviderOptions
+ * @property {string} issuer account origin, e.g. http://localhost:9010
+ * @property {string} authUrl origin serving userinfo, e.g. http://127.0.0.1:9011
+ * @property {string} clientId
+ * @property {string[]} redirectUris
+ * @property {number} accessTokenTtl seconds
+ * @property {number} refreshTokenTtl seconds; also bounds the IdP session and the grant
+ * @property {string} cookieSuffix makes cookie names unique per server
+ */
+
+/** @param {ProviderOptions} options */
+export async function createProvider(options) {
+  const { issuer, authUrl, clientId, redirectUris, accessTokenTtl, refreshTokenTtl, cookieSuffix } = options;
+  const appOrigins = originsOf(redirectUris);
+  const csp = pageCsp(appOrigins);
+
+  const provider = new Provider(issuer, {
+    adapter: createMemoryAdapter(),
+    clients: [{
+      client_id: clientId,
+      client_name: 'Demo SPA',
+      application_type: 'web',
+      // A browser app cannot keep a secret: public client, PKCE protects the code.
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      redirect_uris: redirectUris,
+      post_logout_redirect_uris: redirectUris,
+      scope: SCOPES.join(' '),
+    }],
+    // service.api is declared as a plain scope instead of a resource-indicator
+    // scope on purpose: with resource indicators the access token gets an
+    // audience and oidc-provider then refuses it at userinfo. The demo API
+    // checks the scope itself (see api.js).
+    scopes: SCOPES,
+    claims: {
+      openid: ['sub'],
+      profile: ['name', 'preferred_username'],
+      email: ['email'],
+    },
+    responseTypes: ['code'],
+    pkce: { required: () => true }, // S256 is the only method oidc-provider 9 supports
+    allowOmittingSingleRegisteredRedirectUri: false,
+    routes: ROUTES,
+    features: {
+      devInteractions: { enabled: false }, // its login page accepts any password
+      resourceIndicators: { enabled: false }, // see the scopes comment above
+      // Tokens must be plain Bearer tokens: the demo API does not verify DPoP proofs.
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        async logoutSource(ctx, form) {
+          ctx.body = logoutPage({ host: ctx.host, form });
+        },
+        async postLogoutSuccessSource(ctx) {
+          ctx.body = messagePage({ title: 'Signed out', message: 'You have been signed out. You can close this page.' });
+        },
+      },
+    },
+    interactions: {
+      url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
+    },
+    findAccount,
+    // Refresh tokens for every code grant of the app (no offline_access needed),
+    // rotated on every use; reuse of a rotated one revokes the whole grant.
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    clientBasedCORS: (_ctx, origin, client) => originsOf(client.redirectUris).has(origin),
+    ttl: {
+      AccessToken: accessTokenTtl,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 10 * 60,
+      Session: refreshTokenTtl,
+      Grant: refreshTokenTtl,
+      // A rotated token inherits what is left of its predecessor's lifetime,
+      // so renewal cannot extend a sign-in beyond refreshTokenTtl.
+      RefreshToken: (ctx) => {
+        const rotated = ctx?.oidc?.entities.RotatedRefreshToken;
+        return rotated ? Math.max(1, rotated.remainingTTL) : refreshTokenTtl;
+      },
+    },
+    cookies: {
+      // Random per start: sessions do not survive a restart of this dev server.
+      keys: [randomBytes(32).toString('base64url')],
+      // Cookies are not isolated by port, so two providers on localhost (dev and
+      // a test run) would overwrite each other's session without a suffix.
+      names: {
+        session: `_session_${cookieSuffix}`,
+        interaction: `_interaction_${cookieSuffix}`,
+        resume: `_interaction_resume_${cookieSuffix}`,
+      },
+    },
+    jwks: { keys: [await getSigningKey()] },
+    async renderError(ctx, out) {
+      ctx.type = 'html';
+      ctx.body = messagePage({
+        title: 'Sign-in failed',
+        message: 'The request could not be completed. Go back to the app and try again.',
+        details: [out.error, out.error_description].filter(Boolean).join(': '),
+      });
+    },
+  });
+
+  provider.use(async (ctx, next) => {
+    ctx.set('Content-Security-Policy', csp);
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+
+    // oidc-provider answers every CORS preflight (it cannot know the client
+    // yet) and only checks the origin on the real request. Refuse preflights
+    // from origins that are not the app's, so no other site even gets that far.
+    const origin = ctx.get('Origin');
+    if (ctx.method === 'OPTIONS' && origin && !appOrigins.has(origin)
+      && (ctx.path === ROUTES.token || ctx.path === ROUTES.userinfo)) {
+      ctx.status = 403;
+      return;
+    }
+
+    await next();
+
+    // Userinfo lives on the auth origin, not at urlFor('userinfo').
+    if (ctx.oidc?.route === 'discovery' && ctx.body && typeof ctx.body === 'object') {
+      ctx.body.userinfo_endpoint = new URL(ROUTES.userinfo, authUrl).href;
+    }
+  });
+
+  provider.on('server_error', (_ctx, error) => {
+    console.error('idp: server error', error);
+  });
+
+  return provider;
+}

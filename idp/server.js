@@ -1,0 +1,143 @@
+// Local OpenID provider for development and tests: one oidc-provider instance
+// served on two origins like the real service (account origin: issuer,
+// authorize, token, our login pages; auth origin: userinfo only) plus the demo
+// API on a third origin.
+import { createServer } from 'node:http';
+
+import { createApiHandler } from './api.js';
+import { closeServer, listen, pathOf, sendJson, sendNotFound } from './http.js';
+import { createInteractionHandler } from './interactions.js';
+import { createProvider, originsOf, ROUTES } from './provider.js';
+import { DEMO_USERS } from './users.js';
+
+/** The app's dev (5173) and preview (4173) URLs, by both loopback names. */
+export const DEFAULT_REDIRECT_URIS = Object.freeze([
+  'http://localhost:5173/',
+  'http://127.0.0.1:5173/',
+  'http://localhost:4173/',
+  'http://127.0.0.1:4173/',
+]);
+
+/**
+ * @typedef {object} IdpOptions
+ * @property {'127.0.0.1'} [host] bind address; loopback only (the URLs use localhost and 127.0.0.1)
+ * @property {number} [accountPort] 0 = ephemeral
+ * @property {number} [authPort] 0 = ephemeral
+ * @property {number} [apiPort] 0 = ephemeral
+ * @property {string} [clientId]
+ * @property {string[]} [redirectUris] the app URLs, e.g. ['http://localhost:5173/']
+ * @property {number} [accessTokenTtl] seconds, default 300
+ * @property {number} [refreshTokenTtl] seconds, default 86400; also how long the IdP session lasts
+ * @property {boolean} [quiet] do not print the banner
+ */
+
+/**
+ * @typedef {object} Idp
+ * @property {string} accountUrl http://localhost:PORT (issuer, authorize, token)
+ * @property {string} authUrl http://127.0.0.1:PORT (userinfo)
+ * @property {string} apiUrl http://127.0.0.1:PORT (GET /api/greeting)
+ * @property {string} issuer same as accountUrl
+ * @property {string} clientId
+ * @property {{ username: string, password: string, name: string, email: string }[]} users
+ * @property {() => Promise<void>} close
+ */
+
+/**
+ * @param {IdpOptions} [options]
+ * @returns {Promise<Idp>}
+ */
+export async function startIdp(options = {}) {
+  const {
+    host = '127.0.0.1',
+    accountPort = 0,
+    authPort = 0,
+    apiPort = 0,
+    clientId = 'demo-spa',
+    redirectUris = [...DEFAULT_REDIRECT_URIS],
+    accessTokenTtl = 300,
+    refreshTokenTtl = 86400,
+    quiet = false,
+  } = options;
+  // accountUrl says "localhost", which always reaches 127.0.0.1.
+  if (host !== '127.0.0.1') throw new TypeError('startIdp: host must be 127.0.0.1');
+  for (const [name, value] of Object.entries({ accountPort, authPort, apiPort })) {
+    if (!Number.isInteger(value) || value < 0 || value > 65535) throw new TypeError(`startIdp: invalid ${name}`);
+  }
+  for (const [name, value] of Object.entries({ accessTokenTtl, refreshTokenTtl })) {
+    if (!Number.isInteger(value) || value < 1) throw new TypeError(`startIdp: ${name} must be a positive integer (seconds)`);
+  }
+  if (typeof clientId !== 'string' || !clientId) throw new TypeError('startIdp: invalid clientId');
+  if (!Array.isArray(redirectUris) || redirectUris.length === 0 || !redirectUris.every((uri) => URL.canParse(uri))) {
+    throw new TypeError('startIdp: redirectUris must be a non-empty list of absolute URLs');
+  }
+
+  // Ephemeral ports are only known after listening, and the issuer contains the
+  // port: listen first, answer 503 until the provider exists.
+  /** @type {Record<'account' | 'auth' | 'api', import('node:http').RequestListener | undefined>} */
+  const handlers = { account: undefined, auth: undefined, api: undefined };
+  const servers = /** @type {const} */ (['account', 'auth', 'api']).map((name) => createServer((req, res) => {
+    const handler = handlers[name];
+    if (!handler) return sendJson(res, 503, { error: 'starting' });
+    Promise.resolve(handler(req, res)).catch((error) => {
+      console.error(`idp: ${name} request failed`, error);
+      if (!res.headersSent) sendJson(res, 500, { error: 'server_error' });
+      else res.destroy();
+    });
+  }));
+  const close = async () => {
+    await Promise.all(servers.map(closeServer));
+  };
+
+  let ports;
+  try {
+    ports = await Promise.all(servers.map((server, i) => listen(server, host, [accountPort, authPort, apiPort][i])));
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const accountUrl = `http://localhost:${ports[0]}`;
+  const authUrl = `http://127.0.0.1:${ports[1]}`;
+  const apiUrl = `http://127.0.0.1:${ports[2]}`;
+
+  let provider;
+  try {
+    provider = await createProvider({
+      issuer: accountUrl, authUrl, clientId, redirectUris, accessTokenTtl, refreshTokenTtl, cookieSuffix: String(ports[0]),
+    });
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const callback = provider.callback();
+  const interactions = createInteractionHandler(provider, { redirectUris });
+
+  handlers.account = (req, res) => {
+    const path = pathOf(req.url);
+    // Userinfo is served on the auth origin only, like the real service.
+    if (path === ROUTES.userinfo) return sendNotFound(res);
+    if (path.startsWith('/interaction/')) return interactions(req, res, path);
+    return callback(req, res);
+  };
+  handlers.auth = (req, res) => (pathOf(req.url) === ROUTES.userinfo ? callback(req, res) : sendNotFound(res));
+  handlers.api = createApiHandler(provider, { allowedOrigins: originsOf(redirectUris) });
+
+  const users = DEMO_USERS.map(({ username, password, name, email }) => ({ username, password, name, email }));
+  if (!quiet) printBanner({ accountUrl, authUrl, apiUrl, clientId, redirectUris, users });
+
+  return { accountUrl, authUrl, apiUrl, issuer: accountUrl, clientId, users, close };
+}
+
+/**
+ * @param {{ accountUrl: string, authUrl: string, apiUrl: string, clientId: string,
+ *   redirectUris: string[], users: { username: string, password: string }[] }} info
+ */
+function printBanner({ accountUrl, authUrl, apiUrl, clientId, redirectUris, users }) {
+  console.log([
+    'Local identity provider (development only) is running:',
+    `  issuer / account  ${accountUrl}  (${ROUTES.authorization}, ${ROUTES.token})`,
+    `  auth (userinfo)   ${authUrl}${ROUTES.userinfo}`,
+    `  demo API          ${apiUrl}/api/greeting`,
+    `  client            ${clientId} -> ${redirectUris.join(', ')}`,
+    `  demo users        ${users.map((u) => `${u.username} / ${u.password}`).join(',  ')}`,
+  ].join('\n'));
+}

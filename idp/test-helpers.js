@@ -1,0 +1,201 @@
+// Test helpers (imported by *.test.js only): just enough of a browser to drive
+// the provider with fetch — a cookie jar (per host name, like browsers: cookies
+// ignore ports) and redirects followed by hand so the app's callback URL can be
+// captured instead of fetched — plus the protocol steps of a sign-in.
+import { createHash, randomBytes } from 'node:crypto';
+
+import { expect, onTestFinished } from 'vitest';
+
+import { startIdp } from './server.js';
+
+/**
+ * @typedef {{ status: number, url: URL, html: string, headers: Headers }} Page
+ * @typedef {{ callback: URL }} Callback
+ * @typedef {Awaited<ReturnType<typeof startIdp>>} Idp
+ */
+
+export class TestBrowser {
+  /** @type {Map<string, Map<string, string>>} host name -> cookie name -> value */
+  #jar = new Map();
+
+  /**
+   * One request with the jar's cookies, no redirect following.
+   * @param {string | URL} url
+   * @param {{ method?: string, form?: Record<string, string>, headers?: Record<string, string> }} [init]
+   */
+  async request(url, { method = 'GET', form, headers } = {}) {
+    const target = new URL(url);
+    const sendHeaders = new Headers(headers);
+    const cookies = this.#jar.get(target.hostname);
+    if (cookies?.size) {
+      sendHeaders.set('Cookie', [...cookies].map(([name, value]) => `${name}=${value}`).join('; '));
+    }
+    let body;
+    if (form) {
+      body = new URLSearchParams(form);
+      sendHeaders.set('Content-Type', 'application/x-www-form-urlencoded');
+    }
+    const response = await fetch(target, { method, headers: sendHeaders, body, redirect: 'manual' });
+    this.#store(target.hostname, response.headers.getSetCookie());
+    return response;
+  }
+
+  /**
+   * Navigates like a top-level browser navigation (POST for a form), following
+   * redirects, and stops at the first page or at a redirect to `appOrigin`.
+   * @param {string | URL} url
+   * @param {{ appOrigin: string, method?: string, form?: Record<string, string> }} options
+   * @returns {Promise<Page | Callback>}
+   */
+  async navigate(url, { appOrigin, method = 'GET', form }) {
+    let target = new URL(url);
+    let init = { method, form };
+    for (let hops = 0; hops < 10; hops += 1) {
+      const response = await this.request(target, init);
+      const location = response.headers.get('location');
+      if (response.status < 300 || response.status >= 400 || !location) {
+        return { status: response.status, url: target, html: await response.text(), headers: response.headers };
+      }
+      await response.body?.cancel();
+      target = new URL(location, target);
+      if (target.origin === appOrigin) return { callback: target };
+      init = { method: 'GET', form: undefined };
+    }
+    throw new Error('too many redirects');
+  }
+
+  /**
+   * @param {string} host
+   * @param {string[]} setCookies
+   */
+  #store(host, setCookies) {
+    const cookies = this.#jar.get(host) ?? new Map();
+    this.#jar.set(host, cookies);
+    for (const line of setCookies) {
+      const [pair, ...attributes] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      const expires = attributes.map((a) => a.trim()).find((a) => a.toLowerCase().startsWith('expires='));
+      const expired = expires !== undefined && Date.parse(expires.slice('expires='.length)) <= Date.now();
+      if (!value || expired) cookies.delete(name);
+      else cookies.set(name, value);
+    }
+  }
+}
+
+/** Fresh PKCE verifier and its S256 challenge. */
+export function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  return { verifier, challenge };
+}
+
+/**
+ * The action URL of the form whose action ends with `suffix`.
+ * @param {string} html
+ * @param {string} suffix
+ * @param {URL} base
+ */
+export function formAction(html, suffix, base) {
+  const action = [...html.matchAll(/<form[^>]*\saction="([^"]+)"/g)].map((m) => m[1]).find((a) => a.endsWith(suffix));
+  if (!action) throw new Error(`no form with an action ending in ${suffix}`);
+  return new URL(action.replaceAll('&amp;', '&'), base);
+}
+
+export const APP = 'http://localhost:5173/';
+export const APP_ORIGIN = new URL(APP).origin;
+export const OTHER_ORIGIN = 'http://localhost:5174';
+export const ALL_SCOPES = 'openid profile email service.api';
+
+/**
+ * A quiet provider for the current test, registered for the app at APP and
+ * closed when the test finishes.
+ * @param {Parameters<typeof startIdp>[0]} [options]
+ */
+export async function start(options = {}) {
+  const idp = await startIdp({ quiet: true, redirectUris: [APP], ...options });
+  onTestFinished(() => idp.close());
+  return idp;
+}
+
+/**
+ * Starts an authorization request in `browser`.
+ * @param {Idp} idp
+ * @param {TestBrowser} browser
+ * @param {{ scope?: string, prompt?: string, challenge?: string | null }} [options]
+ */
+export async function authorize(idp, browser, { scope = ALL_SCOPES, prompt, challenge = pkce().challenge } = {}) {
+  const state = randomBytes(8).toString('hex');
+  const nonce = randomBytes(8).toString('hex');
+  const url = new URL('/connect/authorize', idp.accountUrl);
+  url.search = new URLSearchParams({
+    client_id: idp.clientId, response_type: 'code', scope, redirect_uri: APP, state, nonce,
+    ...(challenge ? { code_challenge: challenge, code_challenge_method: 'S256' } : {}),
+    ...(prompt ? { prompt } : {}),
+  }).toString();
+  const result = await browser.navigate(url, { appOrigin: APP_ORIGIN });
+  return { result, state, nonce };
+}
+
+/** @param {Page | Callback} result */
+export function page(result) {
+  if (!('html' in result)) throw new Error(`expected a page, got a redirect to ${result.callback}`);
+  return result;
+}
+
+/** @param {Page | Callback} result */
+export function callback(result) {
+  if (!('callback' in result)) throw new Error(`expected a redirect to the app, got ${result.status} ${result.url}`);
+  return result.callback;
+}
+
+/**
+ * Full interactive sign-in; returns the callback URL and the PKCE verifier.
+ * @param {Idp} idp
+ * @param {{ browser?: TestBrowser, scope?: string, username?: string, password?: string }} [options]
+ */
+export async function signIn(idp, { browser = new TestBrowser(), scope = ALL_SCOPES, username = 'alice', password = 'wonderland' } = {}) {
+  const { verifier, challenge } = pkce();
+  const { result, state, nonce } = await authorize(idp, browser, { scope, challenge });
+  const login = page(result);
+  const consent = page(await browser.navigate(formAction(login.html, '/login', login.url), {
+    appOrigin: APP_ORIGIN, method: 'POST', form: { username, password },
+  }));
+  expect(consent.html).toContain('Allow');
+  const done = callback(await browser.navigate(formAction(consent.html, '/consent', consent.url), {
+    appOrigin: APP_ORIGIN, method: 'POST', form: { decision: 'allow' },
+  }));
+  return { browser, callback: done, verifier, state, nonce };
+}
+
+/**
+ * @param {Idp} idp
+ * @param {Record<string, string>} params
+ * @param {string} [origin]
+ */
+export function tokenRequest(idp, params, origin = APP_ORIGIN) {
+  return fetch(new URL('/connect/token', idp.accountUrl), {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin },
+    body: new URLSearchParams({ client_id: idp.clientId, ...params }),
+  });
+}
+
+/**
+ * @param {Idp} idp
+ * @param {URL} done
+ * @param {string} verifier
+ */
+export async function exchangeCode(idp, done, verifier) {
+  const response = await tokenRequest(idp, {
+    grant_type: 'authorization_code', code: String(done.searchParams.get('code')), redirect_uri: APP, code_verifier: verifier,
+  });
+  expect(response.status).toBe(200);
+  return /** @type {Record<string, any>} */ (await response.json());
+}
+
+/** @param {string} url @param {string | undefined} token @param {Record<string, string>} [headers] */
+export function getWithBearer(url, token, headers = {}) {
+  return fetch(url, { headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...headers } });
+}
