@@ -11,32 +11,20 @@ export interface BoundedFetchOptions {
 /** Statuses whose Response may not carry a body. */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
-async function readCapped(response: Response, maxBytes: number, host: string): Promise<Uint8Array<ArrayBuffer>> {
-  const declared = Number(response.headers.get('content-length'));
-  if (declared > maxBytes) {
-    await response.body?.cancel();
+async function readCapped(response: Response, maxBytes: number, host: string): Promise<Blob> {
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  let size = 0;
+  const tooLarge = () => size > maxBytes || Number(response.headers.get('content-length')) > maxBytes;
+  const reader = response.body!.getReader();
+  for (let read; !tooLarge() && !(read = await reader.read()).done; ) {
+    size += read.value.byteLength;
+    chunks.push(read.value);
+  }
+  if (tooLarge()) {
+    await reader.cancel();
     throw new AuthError('invalid_response', { host });
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = response.body!.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new AuthError('invalid_response', { host });
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return new Blob(chunks);
 }
 
 /**

@@ -46,7 +46,7 @@ export function authorizationServer(config: AppConfig): oauth.AuthorizationServe
 const client = (config: AppConfig): oauth.Client => ({ client_id: config.clientId });
 
 /** Request options for `endpoint`: bounded fetch, and plain http for loopback hosts only. */
-export function requestOptions(config: AppConfig, endpoint: string, signal?: AbortSignal, maxBytes = MAX_PROTOCOL_BYTES) {
+function requestOptions(config: AppConfig, endpoint: string, signal?: AbortSignal, maxBytes = MAX_PROTOCOL_BYTES) {
   const url = new URL(endpoint);
   return {
     [oauth.customFetch]: boundedFetch({ timeoutMs: config.timeoutMs, maxBytes, signal }),
@@ -64,26 +64,19 @@ export async function authorizationUrl(
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   const nonce = wantsOpenId(config) ? oauth.generateRandomNonce() : undefined;
-  const url = new URL(authorizationServer(config).authorization_endpoint!);
-  url.searchParams.set('client_id', config.clientId);
-  url.searchParams.set('response_type', 'code');
-  url.searchParams.set('scope', config.scope);
-  url.searchParams.set('redirect_uri', config.redirectUri);
-  url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(codeVerifier));
-  url.searchParams.set('code_challenge_method', 'S256');
-  url.searchParams.set('state', state);
-  if (nonce) url.searchParams.set('nonce', nonce);
-  if (silent) url.searchParams.set('prompt', 'none');
+  const params = new URLSearchParams({
+    client_id: config.clientId,
+    response_type: 'code',
+    scope: config.scope,
+    redirect_uri: config.redirectUri,
+    code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
+    code_challenge_method: 'S256',
+    state,
+  });
+  if (nonce) params.set('nonce', nonce);
+  if (silent) params.set('prompt', 'none');
   savePending({ state, codeVerifier, nonce, returnTo, silent, createdAt: Date.now() });
-  return url.href;
-}
-
-/** The authorization response parameters (RFC 6749 §4.1.2, RFC 9207) the callback URL may carry. */
-export const CALLBACK_PARAMS = ['code', 'state', 'iss', 'error', 'error_description', 'error_uri', 'session_state'];
-
-/** True when the URL is an authorization response: it has `state`, or `code`, or `error`. */
-export function isCallback(url: URL): boolean {
-  return ['code', 'state', 'error'].some((name) => url.searchParams.has(name));
+  return `${authorizationServer(config).authorization_endpoint}?${params}`;
 }
 
 function tokenLifetime(expiresIn: number | undefined): number {
