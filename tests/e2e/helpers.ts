@@ -1,0 +1,87 @@
+// Shared set-up for the end-to-end files: one browser + app + provider per file, a fresh context
+// (with its request log, console and CSP recorders) per test.
+import { afterAll, beforeAll } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import {
+  captureBodies,
+  collectConsole,
+  collectCspViolations,
+  launchBrowser,
+  recordRequests,
+  type ConsoleEntry,
+  type CspViolation,
+  type RequestLog,
+} from '../support/browser';
+import { signInAs } from '../support/flows';
+import { startStack, type IdpOptions, type Stack } from '../support/stack';
+
+export const ALICE = {
+  username: 'alice',
+  password: 'wonderland',
+  name: 'Alice Liddell',
+  email: 'alice@example.test',
+};
+
+export interface Env {
+  browser: Browser;
+  stack: Stack;
+}
+
+/** Start browser, app and provider before the file's tests and stop them after. */
+export function useEnv(options: IdpOptions & { extraConfig?: Record<string, unknown> } = {}): Env {
+  const env = {} as Env;
+  beforeAll(async () => {
+    env.stack = await startStack(options);
+    env.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await env.browser?.close();
+    await env.stack?.close();
+  });
+  return env;
+}
+
+export interface Session {
+  context: BrowserContext;
+  page: Page;
+  /** Every request of every page in the context; token, userinfo and API bodies of `page` are kept. */
+  log: RequestLog;
+  console: ConsoleEntry[];
+  csp: CspViolation[];
+}
+
+export async function newSession(browser: Browser): Promise<Session> {
+  const context = await browser.newContext();
+  const csp = await collectCspViolations(context);
+  const log = recordRequests(context, { bodies: /\/connect\/(token|userinfo)|\/api\/greeting/ });
+  const consoleEntries = collectConsole(context);
+  const page = await context.newPage();
+  await captureBodies(page, log, ['*/connect/token*', '*/connect/userinfo*', '*/api/greeting*']);
+  return { context, page, log, console: consoleEntries, csp };
+}
+
+/** Open the app (at `hash`), click its "Sign in" if it offers one, and sign in as alice. */
+export async function signIn(session: Session, appUrl: string, hash = ''): Promise<void> {
+  const { page } = session;
+  await page.goto(appUrl + hash);
+  // '#/' offers a button; '#/signin' and '#/profile' go to the provider by themselves (or offer the button).
+  // The provider's login page has a "Sign in" button too, so only click while still on the app.
+  const username = page.getByLabel('Username');
+  const appButton = page.getByRole('button', { name: 'Sign in', exact: true });
+  await username.or(appButton).first().waitFor();
+  if (page.url().startsWith(appUrl) && !(await username.isVisible())) await appButton.click();
+  await signInAs(page, ALICE.username, ALICE.password, appUrl);
+}
+
+/** Wait for the profile page and read its four claims. */
+export async function readClaims(page: Page): Promise<Record<string, string>> {
+  await page.locator('[data-claim="sub"]').waitFor();
+  const claims: Record<string, string> = {};
+  for (const name of ['sub', 'email', 'name', 'preferred_username']) {
+    claims[name] = ((await page.locator(`[data-claim="${name}"]`).textContent()) ?? '').trim();
+  }
+  return claims;
+}
+
+/** The hash route of the page, e.g. '#/profile'. */
+export const routeOf = (page: Page) => new URL(page.url()).hash;

@@ -1,0 +1,48 @@
+// Issue 3: with 5-second access tokens the session renews in the background, unnoticed.
+import { afterEach, describe, expect, it } from 'vitest';
+import { formOf, tokenRequests } from '../support/flows';
+import { newSession, readClaims, routeOf, signIn, useEnv, type Session } from './helpers';
+
+describe('session renewal', () => {
+  const env = useEnv({ accessTokenTtl: 5 });
+  let session: Session | undefined;
+  afterEach(async () => {
+    await session?.context.close();
+    session = undefined;
+  });
+
+  it('renews with rotating refresh tokens while the profile stays on screen', async () => {
+    session = await newSession(env.browser);
+    const { page, log } = session;
+    await signIn(session, env.stack.app.url);
+    const claims = await readClaims(page);
+    const navigationsBefore = log.entries.filter((e) => e.isNavigation).length;
+
+    // Two renewals: the second must use the refresh token the first one returned.
+    await expect.poll(() => tokenRequests(log, 'refresh_token').filter((e) => e.status === 200).length, { timeout: 40_000 }).toBeGreaterThanOrEqual(2);
+    await log.settle();
+
+    // Each renewal sends the refresh token of the answer before it, never an older one.
+    const answered = tokenRequests(log).filter((e) => e.status === 200);
+    expect(answered.slice(1).every((e) => formOf(e).grant_type === 'refresh_token')).toBe(true);
+    for (let i = 1; i < answered.length; i++) {
+      const previous = JSON.parse(answered[i - 1].body ?? '{}') as { refresh_token?: string };
+      expect(formOf(answered[i]).refresh_token, `refresh #${i}`).toBe(previous.refresh_token);
+    }
+    const used = tokenRequests(log, 'refresh_token').map((e) => formOf(e).refresh_token);
+    expect(new Set(used).size, 'a rotated refresh token was reused').toBe(used.length);
+
+    // Unnoticed: no page load, no redirect, no alert, same route and claims.
+    expect(log.entries.filter((e) => e.isNavigation).length).toBe(navigationsBefore);
+    expect(await page.getByRole('alert').filter({ visible: true }).count()).toBe(0);
+    expect(routeOf(page)).toBe('#/profile');
+    expect(await readClaims(page)).toEqual(claims);
+
+    // Renewal is scheduled before the access token runs out, not after (a 5 s token is not absurd).
+    for (let i = 1; i < answered.length; i++) {
+      const { expires_in } = JSON.parse(answered[i - 1].body ?? '{}') as { expires_in: number };
+      const expiresBy = (answered[i - 1].responseTime ?? 0) + expires_in * 1000;
+      expect(answered[i].time, `refresh #${i} sent ${answered[i].time - expiresBy} ms after expiry`).toBeLessThan(expiresBy);
+    }
+  });
+});

@@ -1,0 +1,80 @@
+// Issue 3: a session that survives reloads, ends in every tab at once, and whose token stays home.
+import { afterEach, describe, expect, it } from 'vitest';
+import { pageState } from '../support/browser';
+import { authorizeRequests, tokenResponses } from '../support/flows';
+import { newSession, readClaims, routeOf, signIn, useEnv, type Session } from './helpers';
+
+describe('session', () => {
+  const env = useEnv();
+  let session: Session | undefined;
+  afterEach(async () => {
+    await session?.context.close();
+    session = undefined;
+  });
+
+  it('the #/api page shows the API answer and the token only goes to the auth and API origins', async () => {
+    session = await newSession(env.browser);
+    const { page, log } = session;
+    const { idp } = env.stack;
+    await signIn(session, env.stack.app.url, '#/signin?returnTo=/api');
+    const result = page.getByTestId('api-result');
+    await result.waitFor();
+    await log.settle();
+
+    const apiCall = log.matching(idp.apiUrl + '/api/greeting', 'GET').find((e) => e.status === 200);
+    expect(apiCall, 'a successful API call').toBeTruthy();
+    const answer = JSON.parse(apiCall?.body ?? '{}') as Record<string, unknown>;
+    const shown = (await result.textContent()) ?? '';
+    for (const value of Object.values(answer).filter((v) => typeof v === 'string')) expect(shown).toContain(value);
+
+    const tokens = tokenResponses(log).map((t) => t.access_token as string);
+    expect(tokens.length).toBeGreaterThan(0);
+    expect(apiCall?.headers.authorization).toBe(`Bearer ${tokens.at(-1)}`);
+    const allowed = [new URL(idp.authUrl).origin, new URL(idp.apiUrl).origin];
+    const carriers = log.entries.filter(
+      (e) => e.headers.authorization || tokens.some((t) => e.url.includes(t) || e.postData?.includes(t)),
+    );
+    expect(carriers.length).toBeGreaterThan(0);
+    for (const e of carriers) expect(allowed, `token sent to ${e.url}`).toContain(new URL(e.url).origin);
+  });
+
+  it('a reload keeps the person signed in on the same route, with no token stored', async () => {
+    session = await newSession(env.browser);
+    const { page, log } = session;
+    await signIn(session, env.stack.app.url, '#/signin?returnTo=/api');
+    await page.getByTestId('api-result').waitFor();
+    const before = authorizeRequests(log).length;
+
+    await page.reload();
+    await page.getByTestId('api-result').waitFor();
+    expect(routeOf(page)).toBe('#/api');
+    // Restored with a silent top-level authorization request, not by anything kept in storage.
+    const restores = authorizeRequests(log).slice(before);
+    expect(restores.map((e) => new URL(e.url).searchParams.get('prompt'))).toEqual(['none']);
+
+    await log.settle();
+    const dump = JSON.stringify(await pageState(page));
+    for (const t of tokenResponses(log)) {
+      for (const key of ['access_token', 'refresh_token', 'id_token']) {
+        if (typeof t[key] === 'string') expect(dump.includes(t[key] as string), `${key} stored: ${dump}`).toBe(false);
+      }
+    }
+  });
+
+  it('signing out in one tab signs out the other tab', async () => {
+    session = await newSession(env.browser);
+    const { context, page } = session;
+    await signIn(session, env.stack.app.url, '#/signin?returnTo=/profile');
+    const claims = await readClaims(page);
+
+    const other = await context.newPage();
+    await other.goto(env.stack.app.url + '#/profile');
+    expect(await readClaims(other)).toEqual(claims);
+
+    await page.getByRole('main').getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    // The other tab drops what it showed without being touched.
+    await expect.poll(() => other.locator('[data-claim]').count()).toBe(0);
+    expect(await other.getByText(claims.email).count()).toBe(0);
+  });
+});

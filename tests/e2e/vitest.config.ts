@@ -1,0 +1,17 @@
+// End-to-end tests: real Chromium against the built app and the local identity provider.
+// Run after `vite build`: npx vitest run --config tests/e2e/vitest.config.ts
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  root: fileURLToPath(new URL('../..', import.meta.url)),
+  test: {
+    environment: 'node',
+    include: ['tests/e2e/**/*.test.ts'],
+    // Browser flows include real redirects and token lifetimes of a few seconds.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Each file runs its own browser, app server and provider; on 2 cores, one file at a time.
+    fileParallelism: false,
+  },
+});

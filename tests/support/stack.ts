@@ -1,0 +1,69 @@
+// The built app plus the local identity provider, both on ephemeral loopback ports, wired together
+// through the app's runtime config.json.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { repoRoot, serveApp, type AppServer } from './static-server';
+
+/** What idp/server.js startIdp() resolves to (see the team contract). */
+export interface Idp {
+  accountUrl: string;
+  authUrl: string;
+  apiUrl: string;
+  issuer: string;
+  clientId: string;
+  users: { username: string; password: string; name: string; email: string }[];
+  close(): Promise<void>;
+}
+
+export interface IdpOptions {
+  accessTokenTtl?: number;
+  refreshTokenTtl?: number;
+  clientId?: string;
+  redirectUris?: string[];
+}
+
+export interface Stack {
+  app: AppServer;
+  idp: Idp;
+  /** The config the app was given; `stack.app.setConfig` may replace it. */
+  config: Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+export async function startIdp(options: IdpOptions & { redirectUris: string[] }): Promise<Idp> {
+  const file = path.join(repoRoot, 'idp/server.js');
+  if (!existsSync(file)) throw new Error(`${file} is missing: the end-to-end tests need the local identity provider`);
+  const mod = (await import(pathToFileURL(file).href)) as { startIdp(o: object): Promise<Idp> };
+  return mod.startIdp({ accountPort: 0, authPort: 0, apiPort: 0, quiet: true, ...options });
+}
+
+/** Start app + provider; `extraConfig` is merged over the default config.json. */
+export async function startStack(options: IdpOptions & { extraConfig?: Record<string, unknown> } = {}): Promise<Stack> {
+  const { extraConfig, ...idpOptions } = options;
+  const app = await serveApp();
+  let idp: Idp;
+  try {
+    idp = await startIdp({ redirectUris: [app.url], ...idpOptions });
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+  const config: Record<string, unknown> = {
+    accountUrl: idp.accountUrl,
+    authUrl: idp.authUrl,
+    clientId: idp.clientId,
+    apiOrigins: [idp.apiUrl],
+    apiUrl: idp.apiUrl + '/api/greeting',
+    ...extraConfig,
+  };
+  app.setConfig(config);
+  return {
+    app,
+    idp,
+    config,
+    close: async () => {
+      await Promise.allSettled([app.close(), idp.close()]);
+    },
+  };
+}

@@ -1,0 +1,121 @@
+// A tiny static server for the BUILT app (dist/), used by the end-to-end and hostile suites.
+// It behaves like a plain static host: files only, no SPA fallback (the app uses hash routes and its
+// callback is the root URL), the runtime config.json served from memory so each test file can point
+// the app at its own identity provider, and the same security headers every real deployment sends.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { AddressInfo } from 'node:net';
+
+export interface AppServer {
+  /** 'http://localhost:PORT/' — the app's URL and its default redirect_uri. */
+  url: string;
+  /** Replace the config returned for GET /config.json (and used for the CSP) on later requests. */
+  setConfig(config: Record<string, unknown>): void;
+  close(): Promise<void>;
+}
+
+type HeadersFn = (config: Record<string, unknown>, options?: { dev?: boolean }) => Record<string, string>;
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.webp': 'image/webp',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+async function loadSecurityHeaders(): Promise<HeadersFn> {
+  const file = path.join(repoRoot, 'scripts/security-headers.js');
+  if (!existsSync(file)) throw new Error(`${file} is missing: the test server sends the app's security headers from it`);
+  const mod = (await import(pathToFileURL(file).href)) as { securityHeaders?: HeadersFn };
+  if (typeof mod.securityHeaders !== 'function') throw new Error(`${file} does not export securityHeaders()`);
+  return mod.securityHeaders;
+}
+
+/** Map a URL path to a file inside root, or null when it would escape root or is malformed. */
+function resolveInside(root: string, urlPath: string): string | null {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return null;
+  }
+  if (decoded.includes('\0') || decoded.includes('\\')) return null;
+  const file = path.resolve(root, '.' + path.posix.normalize('/' + decoded));
+  return file === root || file.startsWith(root + path.sep) ? file : null;
+}
+
+export async function serveApp(options: { dir?: string } = {}): Promise<AppServer> {
+  // APP_DIST lets a run test another build output without touching dist/.
+  const root = path.resolve(options.dir ?? process.env.APP_DIST ?? path.join(repoRoot, 'dist'));
+  if (!existsSync(path.join(root, 'index.html'))) {
+    throw new Error(`${root}/index.html not found: build the app first (npx vite build; npm test does this)`);
+  }
+  const securityHeaders = await loadSecurityHeaders();
+  let config: Record<string, unknown> = {};
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Computed per response because the CSP's connect-src follows the current config's origins.
+    const headers: Record<string, string> = { ...securityHeaders(config, { dev: false }) };
+    const send = (status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}) => {
+      res.writeHead(status, { ...headers, 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...extra });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return send(405, 'text/plain; charset=utf-8', 'Method Not Allowed\n', { Allow: 'GET, HEAD' });
+    }
+    const { pathname } = new URL(req.url ?? '/', 'http://localhost');
+    if (pathname === '/config.json') {
+      return send(200, TYPES['.json'], JSON.stringify(config), { 'Cache-Control': 'no-store' });
+    }
+    const file = resolveInside(root, pathname === '/' ? '/index.html' : pathname);
+    const info = file ? await stat(file).catch(() => null) : null;
+    if (!file || !info?.isFile()) return send(404, 'text/plain; charset=utf-8', 'Not Found\n');
+    const type = TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+    const isIndex = path.basename(file) === 'index.html';
+    // Vite's hashed assets never change; everything else is revalidated, index.html never cached.
+    const cache = isIndex ? 'no-store' : pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
+    send(200, type, await readFile(file), { 'Cache-Control': cache });
+  }
+
+  // Hostile callbacks carry up to 100 KB of error_description in the URL; serve them like a lenient host.
+  const server = createServer({ maxHeaderSize: 256 * 1024 }, (req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(`Internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://localhost:${port}/`,
+    setConfig(next) {
+      config = { ...next };
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        // Browsers keep idle keep-alive sockets open; drop them so close() does not hang.
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
