@@ -105,8 +105,10 @@ let loaded: AppConfig | undefined;
 export async function loadConfig(appUrl = location.href): Promise<AppConfig> {
   let raw: unknown;
   try {
+    // Plain fetch with default credentials, so the <link rel=preload> response is the one used.
     const response = await fetch(new URL('config.json', appUrl), { signal: AbortSignal.timeout(15_000) });
-    raw = response.ok ? await response.json() : undefined;
+    const text = response.ok ? await response.text() : '';
+    raw = text.length < 65_536 ? JSON.parse(text) : undefined;
   } catch {
     // Unreachable, timed out or not JSON: all end in the same message below.
   }

@@ -4,11 +4,11 @@ import './app.css';
 import App from './App.svelte';
 import ConfigErrorPage from './components/ConfigErrorPage.svelte';
 import { ConfigError, loadConfig } from './config';
-import { startAuth, takeCallbackParams } from './lib/auth';
+import { startAuth, takeCallbackResponse } from './lib/auth';
 
 const target = document.getElementById('app')!;
 // The authorization response leaves the URL (and so history and any later Referer) before anything else.
-const callback = takeCallbackParams();
+const callback = takeCallbackResponse();
 
 try {
   const config = await loadConfig();

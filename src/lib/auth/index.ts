@@ -1,12 +1,12 @@
 // The public API of the auth module: everything a view needs, and no way to reach a token.
-import { writable, type Readable } from 'svelte/store';
+import { get, writable, type Readable } from 'svelte/store';
 import type { AppConfig } from '../../config';
-import { createAuth, INITIAL_STATE, type Auth, type AuthFetchInit, type SessionState } from './session';
+import { createAuth, INITIAL_STATE, type Auth, type AuthFetchInit, type CallbackResponse, type SessionState } from './session';
 import { createResource, type AuthResource, type AuthResourceOptions } from './resource';
 import type { UserProfile } from './protocol';
 
 export { AuthError, type AuthErrorCode, type AuthErrorDetails } from './errors';
-export { safeRoute, takeCallbackParams, type AuthFetchInit, type SessionError, type SessionState, type SessionStatus } from './session';
+export { safeRoute, takeCallbackResponse, type AuthFetchInit, type CallbackResponse, type SessionError, type SessionState, type SessionStatus } from './session';
 export type { AuthResource, AuthResourceOptions, ResourceState, ResourceStatus } from './resource';
 export type { UserProfile } from './protocol';
 
@@ -19,10 +19,10 @@ export const session: Readable<SessionState> = { subscribe: state.subscribe };
 
 /**
  * Starts the session once the config is known: completes a callback taken from the URL with
- * takeCallbackParams(), or restores a session, or settles as signed out.
+ * takeCallbackResponse(), or restores a session, or settles as signed out.
  * `navigate` shows an app route (the router's replace()).
  */
-export function startAuth(config: AppConfig, navigate: (route: string) => void, callback?: URLSearchParams) {
+export function startAuth(config: AppConfig, navigate: (route: string) => void, callback?: CallbackResponse) {
   auth = createAuth(config, state, navigate);
   userinfoUrl = `${config.authUrl}/connect/userinfo`;
   return auth.start(callback);
@@ -50,7 +50,10 @@ export function authResource<T = unknown>(url: string, options?: AuthResourceOpt
   return createResource(session, authFetch, url, options);
 }
 
-/** The signed-in user's profile from userinfo, checked against the ID token's subject. */
+/**
+ * The signed-in user's profile from userinfo, checked against the ID token's subject. It starts from
+ * the profile the sign-in itself fetched, so showing it costs no second request; reload() refetches.
+ */
 export function profileResource(): AuthResource<UserProfile> {
-  return authResource(userinfoUrl, { read: (response) => started().readProfile(response) });
+  return authResource(userinfoUrl, { read: (response) => started().readProfile(response), initial: () => get(state).user });
 }

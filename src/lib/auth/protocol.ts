@@ -27,8 +27,7 @@ export interface UserProfile {
 
 /** Protocol answers are small; anything larger is hostile. */
 const MAX_PROTOCOL_BYTES = 64 * 1024;
-/** `expires_in` outside these bounds is clamped (RFC 6749 §5.1 leaves it to the server). */
-const MIN_LIFETIME_S = 10;
+/** An absurd `expires_in` is cut to a day; a missing one means an hour (RFC 6749 §5.1 leaves it open). */
 const MAX_LIFETIME_S = 24 * 60 * 60;
 const DEFAULT_LIFETIME_S = 60 * 60;
 
@@ -79,14 +78,15 @@ export async function authorizationUrl(
   return `${authorizationServer(config).authorization_endpoint}?${params}`;
 }
 
+/** Never longer than the server said: a short lifetime is kept, so renewal comes before expiry. */
 function tokenLifetime(expiresIn: number | undefined): number {
-  if (expiresIn === undefined) return DEFAULT_LIFETIME_S;
-  return Math.min(Math.max(expiresIn, MIN_LIFETIME_S), MAX_LIFETIME_S);
+  return Math.min(expiresIn ?? DEFAULT_LIFETIME_S, MAX_LIFETIME_S);
 }
 
 function tokenSet(response: oauth.TokenEndpointResponse, previous?: TokenSet): TokenSet {
-  // oauth4webapi also accepts DPoP; this client only ever holds Bearer tokens (RFC 6750).
-  if (response.token_type !== 'bearer') throw new AuthError('invalid_response');
+  // oauth4webapi also accepts DPoP; this client only ever holds Bearer tokens (RFC 6750). An `error`
+  // beside a token makes the whole answer suspect (RFC 6749 §5.1 and §5.2 are exclusive).
+  if (response.token_type !== 'bearer' || 'error' in response) throw new AuthError('invalid_response');
   const subject = oauth.getValidatedIdTokenClaims(response)?.sub ?? previous?.subject;
   if (previous?.subject && subject !== previous.subject) throw new AuthError('invalid_response');
   return {
@@ -152,14 +152,22 @@ export async function refreshTokens(config: AppConfig, previous: TokenSet, signa
 }
 
 const PROFILE_CLAIMS = ['email', 'name', 'preferred_username'] as const;
+/** Keys that only an attack on object prototypes would send. */
+const POISON_KEYS = ['__proto__', 'constructor', 'prototype'];
+/** Controls, direction overrides and isolates (Trojan Source), and the start of a markup tag. */
+const SUSPICIOUS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|<\s*[a-z!/?]/i;
 
-/** Keeps the four interface claims, each a string when present, cleaned for display. */
+/**
+ * Keeps the four interface claims, each a string when present. The claims are display text for
+ * people, so values with markup or hidden controls, or prototype-poisoning keys, refuse the answer.
+ */
 export function toProfile(claims: oauth.UserInfoResponse): UserProfile {
-  const profile: UserProfile = { sub: safeText(claims.sub) };
-  for (const claim of PROFILE_CLAIMS) {
-    if (!Object.hasOwn(claims, claim) || claims[claim] === undefined) continue;
-    const value = claims[claim];
-    if (typeof value !== 'string') throw new AuthError('invalid_response');
+  if (POISON_KEYS.some((key) => Object.hasOwn(claims, key))) throw new AuthError('invalid_response');
+  const profile: UserProfile = { sub: claims.sub };
+  for (const claim of ['sub', ...PROFILE_CLAIMS] as const) {
+    const value = Object.hasOwn(claims, claim) ? claims[claim] : undefined;
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || SUSPICIOUS.test(value)) throw new AuthError('invalid_response');
     profile[claim] = safeText(value);
   }
   return profile;

@@ -20,6 +20,8 @@ export interface AuthResourceOptions<T> {
   init?: Omit<AuthFetchInit, 'signal'>;
   /** Turns a successful response into data; the default parses JSON. */
   read?: (response: Response) => Promise<T>;
+  /** Data already known for a newly signed-in user, shown instead of a first request. */
+  initial?: () => T | null;
 }
 
 const IDLE = { status: 'idle', data: null, error: null } as const;
@@ -32,7 +34,7 @@ export function createResource<T>(
   session: Readable<SessionState>,
   authFetch: (url: string, init?: AuthFetchInit) => Promise<Response>,
   url: string,
-  { init, read = (response) => response.json() }: AuthResourceOptions<T> = {},
+  { init, read = (response) => response.json(), initial }: AuthResourceOptions<T> = {},
 ): AuthResource<T> {
   let controller: AbortController | undefined;
   let loadedFor: string | undefined;
@@ -43,7 +45,9 @@ export function createResource<T>(
       signedIn = status === 'signed-in';
       if (signedIn && user?.sub !== loadedFor) {
         loadedFor = user?.sub;
-        load(true);
+        const data = initial?.();
+        if (data) store.set({ status: 'ok', data, error: null });
+        else load(true);
       } else if (status === 'signed-out' || status === 'expired' || status === 'error') {
         abort();
         loadedFor = undefined;

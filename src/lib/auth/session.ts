@@ -52,28 +52,49 @@ const MAX_RESOURCE_BYTES = 1024 * 1024;
 /** setTimeout fires at once for delays above 2^31-1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const RETRY_MS = 15_000;
+/** However short the token's life, renewals are at least this far apart: no tight loop. */
+const MIN_RENEW_DELAY_MS = 2_000;
 
 /** An app route: one leading slash, nothing that could leave the origin. */
 export function safeRoute(route: unknown): string | undefined {
   if (typeof route !== 'string' || route.length > 512 || !/^\/(?![/\\])/.test(route)) return undefined;
   const url = new URL(route, 'https://app.invalid');
-  return url.origin === 'https://app.invalid' ? url.pathname + url.search : undefined;
+  const normalized = url.pathname + url.search;
+  // Dot segments can normalise '/..//host' into '//host': check the result too.
+  return url.origin === 'https://app.invalid' && !/^\/[/\\]/.test(normalized) ? normalized : undefined;
 }
 
 const currentRoute = () => safeRoute(location.hash.slice(1)) ?? '/';
 
+/** The authorization response taken from the URL at boot. */
+export interface CallbackResponse {
+  params: URLSearchParams;
+  /**
+   * Response parameters came in the fragment. This client only asks for query responses, so a
+   * fragment response (implicit-style tokens, a smuggled code) is always refused (RFC 9700 §2.1.2).
+   */
+  inFragment: boolean;
+}
+
+const RESPONSE_PARAMS = ['code', 'state', 'error', 'access_token', 'id_token'];
+const isResponse = (params: URLSearchParams) => RESPONSE_PARAMS.some((name) => params.has(name));
+
 /** Reads the authorization response from the URL and removes it, before any other network work. */
-export function takeCallbackParams(): URLSearchParams | undefined {
+export function takeCallbackResponse(): CallbackResponse | undefined {
   const url = new URL(location.href);
-  if (!['code', 'state', 'error'].some((name) => url.searchParams.has(name))) return undefined;
-  const params = new URLSearchParams(url.search);
+  // App routes live in '#/…'; any other fragment with response parameters is a response too.
+  const fragment = new URLSearchParams(url.hash.startsWith('#/') ? '' : url.hash.slice(1));
+  const inFragment = isResponse(fragment);
+  if (!inFragment && !isResponse(url.searchParams)) return undefined;
+  const params = inFragment ? fragment : new URLSearchParams(url.search);
   url.search = '';
+  if (inFragment || !url.hash.startsWith('#/')) url.hash = '';
   history.replaceState(history.state, '', url.href);
-  return params;
+  return { params, inFragment };
 }
 
 export interface Auth {
-  start(callback?: URLSearchParams): Promise<void>;
+  start(callback?: CallbackResponse): Promise<void>;
   signIn(options?: { returnTo?: string }): Promise<void>;
   signOut(): void;
   authFetch(input: string | URL, init?: AuthFetchInit): Promise<Response>;
@@ -112,8 +133,9 @@ export function createAuth(config: AppConfig, state: Writable<SessionState>, nav
   /** Renews shortly before expiry when a refresh token allows it, else ends the session at expiry. */
   function adopt(next: TokenSet) {
     tokens = next;
-    const lifetime = next.expiresAt - Date.now();
-    schedule(next.refreshToken ? next.expiresAt - Math.min(60_000, lifetime / 5) : next.expiresAt);
+    const now = Date.now();
+    const renewAt = Math.max(now + MIN_RENEW_DELAY_MS, next.expiresAt - Math.min(60_000, (next.expiresAt - now) / 5));
+    schedule(next.refreshToken ? renewAt : next.expiresAt);
   }
 
   function onDue() {
@@ -183,7 +205,7 @@ export function createAuth(config: AppConfig, state: Writable<SessionState>, nav
     return localStorage.getItem(HINT_KEY) === '1' && !(Date.now() - last < RESTORE_GUARD_MS);
   }
 
-  async function handleCallback(params: URLSearchParams) {
+  async function handleCallback({ params, inFragment }: CallbackResponse) {
     let pending;
     try {
       pending = consumePending(params);
@@ -195,6 +217,7 @@ export function createAuth(config: AppConfig, state: Writable<SessionState>, nav
     }
     const signal = inFlight.signal;
     try {
+      if (inFragment) throw new AuthError('invalid_response');
       const next = await exchangeCode(config, params, pending);
       const user = await fetchUserInfo(config, next, signal);
       if (signal.aborted) return;
