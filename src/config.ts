@@ -59,19 +59,24 @@ function optional<T>(raw: Record<string, unknown>, key: string, check: (value: u
 }
 
 const isText = (value: unknown) => typeof value === 'string' && value.trim() !== '' && value.length < 2048;
-/** Strips trailing slashes so endpoint paths can be appended. */
-const base = (url: URL) => url.href.replace(/\/+$/, '');
+/** A base URL endpoint paths are appended to: no query, and no trailing slash. */
+function baseUrl(value: unknown, key: string): string {
+  const url = checkedUrl(value, key);
+  if (url.search) throw new ConfigError(key, 'must not have a query string');
+  return url.href.replace(/\/+$/, '');
+}
 
 /** Validates a parsed config.json; `appUrl` is the page's own URL, for the default redirect URI. */
 export function parseConfig(raw: unknown, appUrl: string): AppConfig {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError('config.json', 'must hold a JSON object');
   const input = raw as Record<string, unknown>;
-  const accountUrl = checkedUrl(input.accountUrl, 'accountUrl');
-  const authUrl = checkedUrl(input.authUrl, 'authUrl');
+  const accountUrl = baseUrl(input.accountUrl, 'accountUrl');
+  const authUrl = baseUrl(input.authUrl, 'authUrl');
+  const authOrigin = new URL(authUrl).origin;
   const page = new URL(appUrl);
   const redirectUri = input.redirectUri === undefined ? page.origin + page.pathname : checkedUrl(input.redirectUri, 'redirectUri').href;
   // An issuer identifier is compared verbatim, so a configured one is kept exactly as written.
-  const issuer = input.issuer === undefined ? base(accountUrl) : (checkedUrl(input.issuer, 'issuer'), input.issuer as string);
+  const issuer = input.issuer === undefined ? accountUrl : (checkedUrl(input.issuer, 'issuer'), input.issuer as string);
   if (!isText(input.clientId)) throw new ConfigError('clientId', 'must be a non-empty string');
   const scope = optional<string>(input, 'scope', isText) ?? DEFAULT_SCOPE;
   const requireIss = optional<boolean>(input, 'requireIss', (v) => typeof v === 'boolean') ?? false;
@@ -82,12 +87,12 @@ export function parseConfig(raw: unknown, appUrl: string): AppConfig {
     if (url.href !== `${url.origin}/`) throw new ConfigError('apiOrigins', 'must list bare origins like https://api.example.com');
     return url.origin;
   });
-  const allowed = [...new Set([authUrl.origin, ...origins])];
+  const allowed = [...new Set([authOrigin, ...origins])];
   const apiUrl = input.apiUrl === undefined ? undefined : checkedUrl(input.apiUrl, 'apiUrl');
   if (apiUrl && !allowed.includes(apiUrl.origin)) throw new ConfigError('apiUrl', 'must be on an origin listed in apiOrigins');
   return {
-    accountUrl: base(accountUrl),
-    authUrl: base(authUrl),
+    accountUrl,
+    authUrl,
     clientId: input.clientId as string,
     scope: scope.trim().split(/\s+/).join(' '),
     redirectUri,

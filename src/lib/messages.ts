@@ -4,7 +4,7 @@ import type { AuthErrorCode } from './auth';
 export interface ErrorMessage {
   title: string;
   hint?: string;
-  /** Label of the button that starts a fresh attempt. */
+  /** Label of the button that starts a fresh attempt, when not "Try again". */
   action?: string;
 }
 
@@ -14,11 +14,10 @@ export function describeError(code: AuthErrorCode, host = 'the identity service'
   const messages: Record<AuthErrorCode, ErrorMessage> = {
     cancelled: { title: 'Sign-in was cancelled.', hint: 'Nothing was shared with this app.' },
     authorization_failed: { title: 'The identity service could not sign you in.', hint: SUPPORT },
-    login_required: { title: 'Please sign in again.', action: 'Sign in' },
+    login_required: { title: 'Please sign in again.' },
     unknown_transaction: {
       title: 'That sign-in link is no longer valid.',
       hint: 'It was already used, expired, or was started elsewhere. Nothing was sent.',
-      action: 'Sign in',
     },
     invalid_grant: { title: 'The sign-in code was rejected or has expired.', hint: 'Codes are short-lived and work once.' },
     token_error: { title: 'The identity service refused to issue a token.', hint: SUPPORT },
@@ -28,7 +27,7 @@ export function describeError(code: AuthErrorCode, host = 'the identity service'
     session_expired: { title: 'Your session has expired.', hint: 'Sign in again to continue where you were.', action: 'Sign in again' },
     insufficient_scope: { title: 'Your sign-in does not include the permission this page needs.' },
     forbidden_origin: { title: 'A request was blocked: that address may not receive your token.' },
-    unauthenticated: { title: 'You are signed out.', action: 'Sign in' },
+    unauthenticated: { title: 'You are signed out.' },
     http_error: { title: `The server answered with an error${status ? ` (HTTP ${status})` : ''}.` },
     aborted: { title: 'The request was cancelled.' },
   };

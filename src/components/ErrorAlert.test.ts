@@ -1,0 +1,53 @@
+// Every failure: role="alert", a human message chosen by the code, the OAuth code in data-error-code,
+// server text rendered as text, and a button that starts a fresh attempt.
+import '@testing-library/svelte/vitest';
+import { fireEvent, render, screen } from '@testing-library/svelte';
+import { describe, expect, it, vi } from 'vitest';
+import ErrorAlert from './ErrorAlert.svelte';
+
+const HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script><b>bold</b>';
+
+describe('ErrorAlert', () => {
+  it('shows a human message, the OAuth error code and "Try again"', async () => {
+    const onretry = vi.fn();
+    render(ErrorAlert, { error: { code: 'invalid_grant', oauthError: 'invalid_grant' }, onretry });
+    const alert = screen.getByRole('alert');
+    expect(alert.textContent).toMatch(/rejected or has expired/);
+    expect(alert.querySelector('[data-error-code]')?.textContent).toBe('invalid_grant');
+    await fireEvent.click(screen.getByRole('button', { name: 'Try again' }));
+    expect(onretry).toHaveBeenCalledTimes(1);
+  });
+
+  it('a cancelled sign-in says so', () => {
+    render(ErrorAlert, { error: { code: 'cancelled', oauthError: 'access_denied' }, onretry: () => {} });
+    expect(screen.getByRole('alert').textContent).toContain('cancelled');
+    expect(screen.getByRole('button', { name: 'Try again' })).toBeTruthy();
+  });
+
+  it('renders server-supplied text as text: markup stays literal and creates no elements', () => {
+    render(ErrorAlert, {
+      error: { code: 'token_error', oauthError: HOSTILE, description: HOSTILE },
+      onretry: () => {},
+    });
+    const alert = screen.getByRole('alert');
+    expect(alert.querySelectorAll('img, script, b').length).toBe(0);
+    expect(alert.querySelector('[data-error-code]')?.textContent).toBe(HOSTILE);
+    expect(alert.textContent).toContain(HOSTILE);
+    expect((window as unknown as { __pwned?: number }).__pwned).toBeUndefined();
+  });
+
+  it('without an OAuth error code there is no data-error-code element', () => {
+    render(ErrorAlert, { error: { code: 'timeout', host: 'localhost:9010' }, onretry: () => {} });
+    const alert = screen.getByRole('alert');
+    expect(alert.querySelector('[data-error-code]')).toBeNull();
+    expect(alert.textContent).toContain('localhost:9010');
+  });
+
+  it.each(['cancelled', 'authorization_failed', 'invalid_grant', 'token_error', 'invalid_response', 'unreachable', 'timeout'] as const)(
+    'a %s failure offers "Try again"',
+    (code) => {
+      render(ErrorAlert, { error: { code }, onretry: () => {} });
+      expect(screen.getByRole('button', { name: 'Try again' })).toBeTruthy();
+    },
+  );
+});

@@ -1,0 +1,202 @@
+// Issue 2, "Runtime configuration": every key validated at start-up, errors naming the key.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ConfigError, DEFAULT_SCOPE, loadConfig, parseConfig } from './config';
+
+const APP = 'http://localhost:5173/';
+const VALID = { accountUrl: 'https://account.example.com', authUrl: 'https://auth.example.com', clientId: 'demo-spa' };
+
+/** The key a ConfigError names, or 'accepted'. */
+function verdict(raw: unknown, appUrl = APP): string {
+  try {
+    parseConfig(raw, appUrl);
+    return 'accepted';
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    expect(err.message).toContain(err.key);
+    return err.key;
+  }
+}
+
+describe('defaults', () => {
+  it('fills scope, redirectUri, issuer, requireIss, timeout and the allow-list', () => {
+    const config = parseConfig(VALID, 'https://app.example.com/spa/index.html?x=1#/profile');
+    expect(config).toEqual({
+      accountUrl: 'https://account.example.com',
+      authUrl: 'https://auth.example.com',
+      clientId: 'demo-spa',
+      scope: 'openid profile email service.api',
+      redirectUri: 'https://app.example.com/spa/index.html',
+      issuer: 'https://account.example.com',
+      requireIss: false,
+      apiOrigins: ['https://auth.example.com'],
+      apiUrl: undefined,
+      timeoutMs: 15_000,
+    });
+    expect(DEFAULT_SCOPE).toBe('openid profile email service.api');
+  });
+
+  it('the default redirect URI is the app root for the dev URL', () => {
+    expect(parseConfig(VALID, 'http://localhost:5173/#/signin?returnTo=/api').redirectUri).toBe('http://localhost:5173/');
+  });
+
+  it('base URLs lose trailing slashes; issuer defaults to accountUrl', () => {
+    const config = parseConfig({ ...VALID, accountUrl: 'https://account.example.com/tenant/' }, APP);
+    expect(config.accountUrl).toBe('https://account.example.com/tenant');
+    expect(config.issuer).toBe('https://account.example.com/tenant');
+  });
+
+  it('keeps explicit values: issuer verbatim, scope normalised, requireIss, timeoutMs, redirectUri', () => {
+    const config = parseConfig(
+      {
+        ...VALID,
+        issuer: 'https://issuer.example.com/',
+        scope: '  openid   profile ',
+        requireIss: true,
+        timeoutMs: 5000,
+        redirectUri: 'https://app.example.com/callback',
+      },
+      APP,
+    );
+    expect(config).toMatchObject({
+      issuer: 'https://issuer.example.com/',
+      scope: 'openid profile',
+      requireIss: true,
+      timeoutMs: 5000,
+      redirectUri: 'https://app.example.com/callback',
+    });
+  });
+
+  it("the allow-list is authUrl's origin plus apiOrigins, without duplicates", () => {
+    const config = parseConfig(
+      { ...VALID, apiOrigins: ['https://api.example.com', 'https://auth.example.com', 'https://api.example.com/'] },
+      APP,
+    );
+    expect(config.apiOrigins).toEqual(['https://auth.example.com', 'https://api.example.com']);
+  });
+});
+
+describe('required keys', () => {
+  it.each(['accountUrl', 'authUrl', 'clientId'])('a missing %s is named', (key) => {
+    const raw: Record<string, unknown> = { ...VALID };
+    delete raw[key];
+    expect(verdict(raw)).toBe(key);
+  });
+
+  it.each([null, [], 'config', 42])('a config.json that is not an object (%j) is refused', (raw) => {
+    expect(verdict(raw)).toBe('config.json');
+  });
+});
+
+describe('malformed values name their key', () => {
+  it.each([
+    ['accountUrl', 'not a url'],
+    ['accountUrl', 42],
+    ['accountUrl', 'ftp://account.example.com'],
+    ['accountUrl', 'javascript:alert(1)'],
+    ['accountUrl', 'https://user:pw@account.example.com'],
+    ['accountUrl', 'https://account.example.com/#fragment'],
+    // Endpoint paths are appended to these bases, so a query would end up in front of the path.
+    ['accountUrl', 'https://account.example.com/?tenant=a'],
+    ['authUrl', 'https://auth.example.com/?tenant=a'],
+    ['authUrl', '/relative'],
+    ['authUrl', 'http://auth.example.com'],
+    ['clientId', ''],
+    ['clientId', '   '],
+    ['clientId', 42],
+    ['clientId', 'x'.repeat(5000)],
+    ['scope', ''],
+    ['scope', ['openid']],
+    ['redirectUri', 'http://app.example.com/'],
+    ['redirectUri', 'nope'],
+    ['issuer', 'not a url'],
+    ['issuer', 'http://issuer.example.com'],
+    ['requireIss', 'true'],
+    ['requireIss', 1],
+    ['timeoutMs', 0],
+    ['timeoutMs', 99],
+    ['timeoutMs', 120_001],
+    ['timeoutMs', 1.5],
+    ['timeoutMs', '15000'],
+    ['apiOrigins', 'https://api.example.com'],
+    ['apiOrigins', ['https://api.example.com/path']],
+    ['apiOrigins', ['https://api.example.com/?q=1']],
+    ['apiOrigins', ['http://api.example.com']],
+    ['apiOrigins', [42]],
+    ['apiUrl', 'https://elsewhere.example.com/api'],
+    ['apiUrl', 'http://api.example.com/api'],
+  ])('%s = %j', (key, value) => {
+    const raw = { ...VALID, apiOrigins: ['https://api.example.com'], [key]: value };
+    expect(verdict(raw)).toBe(key);
+  });
+});
+
+describe('plain http only for loopback hosts', () => {
+  it.each([
+    'http://localhost:9010',
+    'http://LOCALHOST:9010',
+    'http://a.localhost:9010',
+    'http://id.dev.localhost',
+    'http://127.0.0.1:9010',
+    'http://127.0.0.2:9010',
+    'http://127.255.255.254',
+    'http://[::1]:9010',
+  ])('%s is accepted', (url) => {
+    expect(verdict({ ...VALID, accountUrl: url, authUrl: url, redirectUri: url, issuer: url, apiOrigins: [url] })).toBe('accepted');
+  });
+
+  it.each([
+    'http://example.com',
+    'http://localhost.example.com',
+    'http://127.0.0.1.example.com',
+    'http://notlocalhost',
+    'http://128.0.0.1',
+    'http://10.0.0.1',
+    'http://0.0.0.0',
+    'http://[::2]',
+    'http://[::ffff:7f00:1]',
+  ])('%s is refused', (url) => {
+    expect(verdict({ ...VALID, accountUrl: url })).toBe('accountUrl');
+  });
+
+  it('https is accepted anywhere', () => {
+    expect(verdict({ ...VALID, accountUrl: 'https://10.0.0.1' })).toBe('accepted');
+  });
+});
+
+describe('apiUrl', () => {
+  it('must be on an allow-listed origin: apiOrigins or authUrl', () => {
+    expect(parseConfig({ ...VALID, apiOrigins: ['https://api.example.com'], apiUrl: 'https://api.example.com/v1/x' }, APP).apiUrl).toBe(
+      'https://api.example.com/v1/x',
+    );
+    expect(parseConfig({ ...VALID, apiUrl: 'https://auth.example.com/api' }, APP).apiUrl).toBe('https://auth.example.com/api');
+    expect(verdict({ ...VALID, apiUrl: 'https://api.example.com:444/x', apiOrigins: ['https://api.example.com'] })).toBe('apiUrl');
+  });
+});
+
+describe('loadConfig', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('fetches config.json beside the page and validates it', async () => {
+    const fetch = vi.fn(async () => new Response(JSON.stringify(VALID), { headers: { 'content-type': 'application/json' } }));
+    vi.stubGlobal('fetch', fetch);
+    const config = await loadConfig('https://app.example.com/spa/index.html#/profile');
+    expect(String((fetch.mock.calls[0] as unknown[])[0])).toBe('https://app.example.com/spa/config.json');
+    expect(config.redirectUri).toBe('https://app.example.com/spa/index.html');
+    const { currentConfig } = await import('./config');
+    expect(currentConfig()).toEqual(config);
+  });
+
+  it.each([
+    ['a 404', () => new Response('not found', { status: 404 })],
+    ['not JSON', () => new Response('<html>', { headers: { 'content-type': 'text/html' } })],
+    ['unreachable', () => Promise.reject(new TypeError('Failed to fetch'))],
+  ])('%s is a config.json error', async (_name, answer) => {
+    vi.stubGlobal('fetch', vi.fn(answer));
+    await expect(loadConfig(APP)).rejects.toMatchObject({ key: 'config.json' });
+  });
+
+  it('an invalid file names the bad key', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(JSON.stringify({ ...VALID, authUrl: 'http://auth.example.com' }))));
+    await expect(loadConfig(APP)).rejects.toMatchObject({ key: 'authUrl' });
+  });
+});

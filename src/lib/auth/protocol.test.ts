@@ -1,0 +1,412 @@
+// Issue 2, "The flow": what the app sends to the identity service, what it accepts back, and what it
+// leaves behind. Everything is observed at the edges: requests on the wire, storage, URL, session store.
+import { describe, expect, it, vi } from 'vitest';
+import * as oauth from 'oauth4webapi';
+import { useAuthHarness } from '../../testing/auth-harness';
+import {
+  ACCOUNT_URL,
+  ALICE,
+  APP_URL,
+  AUTHORIZE_URL,
+  CLIENT_ID,
+  TOKEN_URL,
+  USERINFO_URL,
+  allStorage,
+  idTokenClaims,
+  json,
+  testConfig,
+  unsignedIdToken,
+} from '../../testing/fake-idp';
+
+const h = useAuthHarness();
+
+/** The pending transaction stored for `state`, found by the contract's key prefix. */
+function pendingFor(state: string): Record<string, unknown> {
+  const raw = sessionStorage.getItem(`auth:tx:${state}`);
+  expect(raw, `sessionStorage auth:tx:${state}`).toBeTruthy();
+  return JSON.parse(raw!);
+}
+
+/** The stored string whose S256 hash is `challenge`: the verifier, whatever the field is called. */
+async function storedVerifierFor(state: string, challenge: string): Promise<string | undefined> {
+  for (const value of Object.values(pendingFor(state))) {
+    if (typeof value === 'string' && (await oauth.calculatePKCECodeChallenge(value)) === challenge) return value;
+  }
+  return undefined;
+}
+
+describe('authorization request', () => {
+  it('is a top-level navigation with every required parameter and an S256 challenge of the stored verifier', async () => {
+    const url = new URL(await h.startSignIn());
+    expect(url.origin + url.pathname).toBe(AUTHORIZE_URL);
+    const p = url.searchParams;
+    expect(p.get('client_id')).toBe(CLIENT_ID);
+    expect(p.get('response_type')).toBe('code');
+    expect(p.get('scope')).toBe('openid profile email service.api');
+    expect(p.get('redirect_uri')).toBe(APP_URL);
+    expect(p.get('code_challenge_method')).toBe('S256');
+    expect(p.get('state')).toMatch(/^[\w-]{22,}$/);
+    expect(p.get('nonce')).toMatch(/^[\w-]{22,}$/);
+    expect(p.has('prompt')).toBe(false);
+    const verifier = await storedVerifierFor(p.get('state')!, p.get('code_challenge')!);
+    expect(verifier).toMatch(/^[\w-]{43,128}$/);
+    // The verifier itself never travels in the front channel.
+    expect(url.href).not.toContain(verifier);
+  });
+
+  it('uses a fresh verifier, state and nonce for every attempt', async () => {
+    const first = new URL(await h.startSignIn()).searchParams;
+    const second = new URL(await h.startSignIn()).searchParams;
+    for (const name of ['state', 'nonce', 'code_challenge']) expect(second.get(name)).not.toBe(first.get(name));
+  });
+
+  it('sends no nonce when the scope does not contain openid', async () => {
+    const url = new URL(await h.startSignIn({ config: testConfig({ scope: 'profile service.api' }) }));
+    expect(url.searchParams.get('scope')).toBe('profile service.api');
+    expect(url.searchParams.has('nonce')).toBe(false);
+  });
+
+  it('uses a configured redirect URI verbatim', async () => {
+    const config = testConfig({ redirectUri: 'http://localhost:5173/app/' });
+    const url = new URL(await h.startSignIn({ config }));
+    expect(url.searchParams.get('redirect_uri')).toBe('http://localhost:5173/app/');
+  });
+
+  it('shows "redirecting" while the browser leaves', async () => {
+    const tab = h.newTab();
+    await tab.auth.start();
+    expect(tab.state.status).toBe('signed-out');
+    await tab.auth.signIn();
+    expect(tab.state.status).toBe('redirecting');
+  });
+});
+
+describe('successful callback', () => {
+  it('exchanges the code once with code, identical redirect_uri, code_verifier and client_id, and no secret', async () => {
+    const authorizeUrl = await h.startSignIn();
+    const challenge = new URL(authorizeUrl).searchParams.get('code_challenge')!;
+    const callback = h.idp.approve(authorizeUrl);
+    const tab = await h.completeCallback(callback);
+
+    const tokenRequests = h.idp.tokenRequests();
+    expect(tokenRequests).toHaveLength(1);
+    const [request] = tokenRequests;
+    expect(request.method).toBe('POST');
+    expect(request.headers.get('content-type')).toMatch(/^application\/x-www-form-urlencoded/);
+    expect(request.headers.has('authorization')).toBe(false);
+    const form = request.form;
+    expect(form.get('grant_type')).toBe('authorization_code');
+    expect(form.get('code')).toBe(callback.get('code'));
+    expect(form.get('redirect_uri')).toBe(new URL(authorizeUrl).searchParams.get('redirect_uri'));
+    expect(form.get('client_id')).toBe(CLIENT_ID);
+    expect(await oauth.calculatePKCECodeChallenge(form.get('code_verifier')!)).toBe(challenge);
+    expect(form.has('client_secret')).toBe(false);
+    expect(request.init.credentials).toBe('omit');
+    expect(tab.state.status).toBe('signed-in');
+  });
+
+  it('reads the profile from userinfo with the Bearer token and shows the returnTo route', async () => {
+    const tab = await h.signIn({ returnTo: '/api' });
+    const [userinfo] = h.idp.to(USERINFO_URL);
+    expect(h.idp.to(USERINFO_URL)).toHaveLength(1);
+    expect(userinfo.method).toBe('GET');
+    const token = userinfo.headers.get('authorization')?.replace(/^Bearer /, '');
+    expect(h.idp.validAccessTokens.has(token!)).toBe(true);
+    expect(tab.state).toMatchObject({ status: 'signed-in', user: ALICE, error: null });
+    expect(tab.state.expiresAt).toBeGreaterThan(Date.now());
+    expect(tab.navigate).toHaveBeenLastCalledWith('/api');
+  });
+
+  it('goes to /profile without a returnTo, and ignores off-origin ones', async () => {
+    for (const returnTo of [undefined, 'https://evil.example/', '//evil.example/x', '/\\evil.example', 'javascript:alert(1)']) {
+      const tab = await h.signIn({ returnTo });
+      expect(tab.navigate, String(returnTo)).toHaveBeenLastCalledWith('/profile');
+    }
+  });
+
+  it('never hands navigate() a route that starts with // (returnTo is an app route only)', async () => {
+    // "/..//evil.example" starts with a single slash but normalises to "//evil.example".
+    const tab = await h.signIn({ returnTo: '/..//evil.example' });
+    const route = tab.navigate.mock.lastCall?.[0] ?? '';
+    expect(route.startsWith('//')).toBe(false);
+  });
+
+  it('leaves no token, code, state, nonce or verifier in storage, the URL or the session store', async () => {
+    const tab = await h.signIn();
+    const [exchange] = h.idp.tokenRequests();
+    const [tokenBody] = h.idp.issued;
+    const secrets: Record<string, unknown> = {
+      code: tab.callback.get('code'),
+      state: tab.callback.get('state'),
+      nonce: new URL(tab.authorizeUrl).searchParams.get('nonce'),
+      code_verifier: exchange.form.get('code_verifier'),
+      access_token: tokenBody.access_token,
+      id_token: tokenBody.id_token,
+    };
+    const exposed = `${allStorage()}\n${location.href}\n${JSON.stringify(tab.state)}`;
+    for (const [name, secret] of Object.entries(secrets)) {
+      expect(typeof secret === 'string' && secret.length > 0, name).toBe(true);
+      expect(exposed, name).not.toContain(secret as string);
+    }
+    expect(location.search).toBe('');
+    expect(Object.keys(localStorage)).toEqual(['auth:hint']);
+    expect(localStorage.getItem('auth:hint')).toBe('1');
+    expect(Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx:'))).toEqual([]);
+  });
+
+  it('keeps a refresh token out of storage and the store as well', async () => {
+    h.idp.refreshTokens = true;
+    const tab = await h.signIn();
+    const refreshToken = h.idp.currentRefreshToken!;
+    expect(refreshToken).toBeTruthy();
+    expect(`${allStorage()}\n${location.href}\n${JSON.stringify(tab.state)}`).not.toContain(refreshToken);
+  });
+
+  it('accepts an ID token whose signature is not checked (code flow over TLS), as oauth4webapi documents', async () => {
+    // The fake's ID tokens carry a junk signature; the sign-in still succeeds, which is why the
+    // claim checks below (iss, aud, exp, nonce) are the ones that matter.
+    const tab = await h.signIn();
+    expect(tab.state.status).toBe('signed-in');
+  });
+});
+
+describe('callbacks that must not reach the token endpoint', () => {
+  it.each([
+    ['a wrong state', (cb: URLSearchParams) => cb.set('state', 'forged-state-value-0123456789')],
+    ['no state', (cb: URLSearchParams) => cb.delete('state')],
+  ])('%s: no token request, signed out with a notice', async (_name, tamper) => {
+    const callback = h.idp.approve(await h.startSignIn());
+    tamper(callback);
+    const tab = await h.completeCallback(callback);
+    expect(h.idp.tokenRequests()).toHaveLength(0);
+    expect(tab.state.status).toBe('signed-out');
+    expect(tab.state.error?.code).toBe('unknown_transaction');
+    // The pending sign-in of this tab is gone too: a forged link burns it.
+    expect(Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx:'))).toEqual([]);
+  });
+
+  it('no pending transaction at all (another tab, forged link): no token request', async () => {
+    const callback = h.idp.approve(await h.startSignIn());
+    sessionStorage.clear();
+    const tab = await h.completeCallback(callback);
+    expect(h.idp.tokenRequests()).toHaveLength(0);
+    expect(tab.state.error?.code).toBe('unknown_transaction');
+    expect(h.idp.requests).toHaveLength(0);
+  });
+
+  it('a pending transaction older than 10 minutes is not honoured', async () => {
+    const authorizeUrl = await h.startSignIn();
+    const callback = h.idp.approve(authorizeUrl);
+    vi.useFakeTimers({ now: Date.now() + 10 * 60 * 1000 + 1 });
+    const tab = await h.completeCallback(callback);
+    expect(h.idp.tokenRequests()).toHaveLength(0);
+    expect(tab.state.error?.code).toBe('unknown_transaction');
+  });
+
+  it.each([
+    ['a code', (cb: URLSearchParams) => `#${cb}`],
+    ['tokens (implicit style)', () => '#access_token=at-smuggled&token_type=bearer&state=x'],
+  ])('a response in the fragment with %s: no token request, refused, URL cleaned', async (_name, fragment) => {
+    const authorizeUrl = await h.startSignIn();
+    const tab = await h.loadAt(APP_URL + fragment(h.idp.approve(authorizeUrl)));
+    expect(h.idp.tokenRequests()).toHaveLength(0);
+    expect(tab.state.status).not.toBe('signed-in');
+    expect(location.href).toBe(APP_URL);
+  });
+
+  it('reloading the callback URL sends no second token request for the code', async () => {
+    const tab = await h.signIn();
+    expect(h.idp.tokenRequests()).toHaveLength(1);
+    await h.completeCallback(tab.callback);
+    expect(h.idp.tokenRequests()).toHaveLength(1);
+    expect(h.idp.tokenRequests().filter((r) => r.form.get('code') === tab.callback.get('code'))).toHaveLength(1);
+  });
+
+  it('an iss that is not the issuer: no token request, an error', async () => {
+    const callback = h.idp.approve(await h.startSignIn(), { iss: 'http://localhost:9999' });
+    const tab = await h.completeCallback(callback);
+    expect(h.idp.tokenRequests()).toHaveLength(0);
+    expect(tab.state.status).toBe('error');
+    expect(tab.state.error?.code).toBe('invalid_response');
+  });
+
+  it('a missing iss when requireIss is set: no token request', async () => {
+    const config = testConfig({ requireIss: true });
+    const callback = h.idp.approve(await h.startSignIn({ config }), { iss: null });
+    const tab = await h.completeCallback(callback, config);
+    expect(h.idp.tokenRequests()).toHaveLength(0);
+    expect(tab.state.status).toBe('error');
+  });
+
+  it('a missing iss is accepted when requireIss is not set', async () => {
+    const callback = h.idp.approve(await h.startSignIn(), { iss: null });
+    const tab = await h.completeCallback(callback);
+    expect(tab.state.status).toBe('signed-in');
+  });
+
+  it('error=access_denied: cancelled, with the OAuth code, no token request, transaction removed', async () => {
+    const authorizeUrl = await h.startSignIn({ returnTo: '/api' });
+    const tab = await h.completeCallback(h.idp.deny(authorizeUrl, 'access_denied', { error_description: 'User said no' }));
+    expect(h.idp.requests).toHaveLength(0);
+    expect(tab.state.status).toBe('error');
+    expect(tab.state.error).toMatchObject({ code: 'cancelled', oauthError: 'access_denied', returnTo: '/api' });
+    expect(Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx:'))).toEqual([]);
+    expect(location.search).toBe('');
+  });
+
+  it('other authorization errors keep their OAuth code; URL-supplied text is cleaned and bounded', async () => {
+    const description = `<img src=x onerror=alert(1)>\u202e${'x'.repeat(5000)}`;
+    const authorizeUrl = await h.startSignIn();
+    const tab = await h.completeCallback(h.idp.deny(authorizeUrl, 'server_error', { error_description: description }));
+    expect(tab.state.error).toMatchObject({ code: 'authorization_failed', oauthError: 'server_error' });
+    expect(tab.state.error!.description!.length).toBeLessThanOrEqual(200);
+    expect(tab.state.error!.description).not.toContain('\u202e');
+  });
+});
+
+describe('token response validation', () => {
+  /** Replaces the token endpoint's answer to the code exchange. */
+  function answerTokenRequest(build: (nonce: string | undefined, accessToken: string) => Record<string, unknown>, status = 200) {
+    h.idp.token = async ({ form }) => {
+      const authorizeUrl = h.lastNavigation();
+      expect(form.get('grant_type')).toBe('authorization_code');
+      return json(build(new URL(authorizeUrl).searchParams.get('nonce') ?? undefined, 'at-custom'), status);
+    };
+  }
+
+  async function attempt() {
+    const callback = h.idp.approve(await h.startSignIn());
+    return h.completeCallback(callback);
+  }
+
+  const good = (nonce: string | undefined, at: string) => ({
+    access_token: at,
+    token_type: 'Bearer',
+    expires_in: 300,
+    id_token: unsignedIdToken(idTokenClaims(ALICE.sub, nonce)),
+  });
+
+  it.each([
+    ['DPoP token_type', (n: string | undefined, at: string) => ({ ...good(n, at), token_type: 'DPoP' })],
+    ['unknown token_type', (n: string | undefined, at: string) => ({ ...good(n, at), token_type: 'mac' })],
+    ['no ID token although openid was requested', (n: string | undefined, at: string) => ({ ...good(n, at), id_token: undefined })],
+    ['an ID token with a wrong nonce', (_n: string | undefined, at: string) => ({ ...good('other-nonce', at) })],
+    [
+      'an ID token for another audience',
+      (n: string | undefined, at: string) => ({ ...good(n, at), id_token: unsignedIdToken(idTokenClaims(ALICE.sub, n, { aud: 'other' })) }),
+    ],
+    [
+      'an ID token from another issuer',
+      (n: string | undefined, at: string) => ({
+        ...good(n, at),
+        id_token: unsignedIdToken(idTokenClaims(ALICE.sub, n, { iss: 'http://localhost:9999' })),
+      }),
+    ],
+    [
+      'an expired ID token',
+      (n: string | undefined, at: string) => ({
+        ...good(n, at),
+        id_token: unsignedIdToken(idTokenClaims(ALICE.sub, n, { exp: Math.floor(Date.now() / 1000) - 3600 })),
+      }),
+    ],
+    ['no access token', (n: string | undefined, at: string) => ({ ...good(n, at), access_token: undefined })],
+    ['an error beside the token', (n: string | undefined, at: string) => ({ ...good(n, at), error: 'server_error' })],
+  ])('%s is refused before userinfo is asked', async (_name, build) => {
+    answerTokenRequest(build);
+    const tab = await attempt();
+    expect(h.idp.tokenRequests()).toHaveLength(1);
+    expect(h.idp.to(USERINFO_URL)).toHaveLength(0);
+    expect(tab.state).toMatchObject({ status: 'error', user: null, error: { code: 'invalid_response' } });
+    expect(localStorage.getItem('auth:hint')).toBeNull();
+  });
+
+  it('the well-formed answer used as the base of the cases above is accepted', async () => {
+    answerTokenRequest(good);
+    h.idp.validAccessTokens.add('at-custom');
+    expect((await attempt()).state.status).toBe('signed-in');
+  });
+
+  it('invalid_grant from the token endpoint ends in that code', async () => {
+    answerTokenRequest(() => ({ error: 'invalid_grant', error_description: 'code expired' }), 400);
+    const tab = await attempt();
+    expect(tab.state.error).toMatchObject({ code: 'invalid_grant', oauthError: 'invalid_grant', description: 'code expired' });
+  });
+
+  it('an unreachable token endpoint names its host', async () => {
+    h.idp.token = () => Promise.reject(new TypeError('Failed to fetch'));
+    const tab = await attempt();
+    expect(tab.state.error).toMatchObject({ code: 'unreachable', host: new URL(ACCOUNT_URL).host });
+  });
+
+  it('an oversized token response is refused', async () => {
+    h.idp.token = () => new Response(JSON.stringify({ pad: 'x'.repeat(200_000) }), { headers: { 'content-type': 'application/json' } });
+    const tab = await attempt();
+    expect(tab.state.error?.code).toBe('invalid_response');
+  });
+});
+
+describe('userinfo validation', () => {
+  it('a sub other than the ID token sub is refused: no session', async () => {
+    h.idp.userinfo = () => json({ ...ALICE, sub: 'mallory-sub' });
+    const tab = await h.completeCallback(h.idp.approve(await h.startSignIn()));
+    expect(tab.state).toMatchObject({ status: 'error', user: null, error: { code: 'invalid_response' } });
+    expect(localStorage.getItem('auth:hint')).toBeNull();
+    // The token is gone with the failed sign-in: nothing can use it.
+    await expect(tab.auth.authFetch(USERINFO_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
+  });
+
+  it.each([
+    ['email', 42],
+    ['name', { first: 'Alice' }],
+    ['preferred_username', ['alice']],
+    ['name', null],
+  ])('a non-string %s (%j) is refused', async (claim, value) => {
+    h.idp.userinfo = () => json({ ...ALICE, [claim]: value });
+    const tab = await h.completeCallback(h.idp.approve(await h.startSignIn()));
+    expect(tab.state).toMatchObject({ status: 'error', user: null, error: { code: 'invalid_response' } });
+  });
+
+  it.each([
+    ['markup', 'name', '<img src=x onerror=alert(1)>'],
+    ['a right-to-left override', 'name', 'Alice\u202eecilA'],
+    ['a control character', 'email', 'alice@example.test\u0000'],
+    ['markup in sub', 'sub', '<script>'],
+  ])('a claim with %s is refused', async (_name, claim, value) => {
+    h.idp.user = { ...ALICE, [claim]: value };
+    const tab = await h.completeCallback(h.idp.approve(await h.startSignIn()));
+    expect(tab.state).toMatchObject({ status: 'error', user: null, error: { code: 'invalid_response' } });
+  });
+
+  it('a prototype-poisoning key is refused', async () => {
+    h.idp.userinfo = () =>
+      new Response(`{"sub":"${ALICE.sub}","__proto__":{"admin":true}}`, { headers: { 'content-type': 'application/json' } });
+    const tab = await h.completeCallback(h.idp.approve(await h.startSignIn()));
+    expect(tab.state.error?.code).toBe('invalid_response');
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+
+  it('absent claims stay absent, other claims are not kept', async () => {
+    h.idp.userinfo = () => json({ sub: ALICE.sub, name: 'Alice', phone_number: '+1 555' });
+    const tab = await h.completeCallback(h.idp.approve(await h.startSignIn()));
+    expect(tab.state.user).toEqual({ sub: ALICE.sub, name: 'Alice' });
+  });
+
+  it('a userinfo answer that is not JSON is refused', async () => {
+    h.idp.userinfo = () => new Response(JSON.stringify(ALICE), { headers: { 'content-type': 'text/html' } });
+    const tab = await h.completeCallback(h.idp.approve(await h.startSignIn()));
+    expect(tab.state.error?.code).toBe('invalid_response');
+  });
+
+  it('a userinfo request that times out ends in "timeout"', async () => {
+    const config = { ...testConfig(), timeoutMs: 30 };
+    h.idp.userinfo = () => new Promise<Response>(() => {});
+    const callback = h.idp.approve(await h.startSignIn({ config }));
+    const tab = await h.completeCallback(callback, config);
+    expect(tab.state.error).toMatchObject({ code: 'timeout', host: new URL(USERINFO_URL).host });
+  });
+});
+
+it('uses no endpoint other than the configured ones', async () => {
+  await h.signIn();
+  expect(new Set(h.idp.requests.map((r) => r.url))).toEqual(new Set([TOKEN_URL, USERINFO_URL]));
+});

@@ -1,0 +1,44 @@
+// What people read when something fails: chosen by the error code, never taken from a server.
+import { describe, expect, it } from 'vitest';
+import type { AuthErrorCode } from './auth';
+import { describeError } from './messages';
+
+const CODES: AuthErrorCode[] = [
+  'cancelled',
+  'authorization_failed',
+  'login_required',
+  'unknown_transaction',
+  'invalid_grant',
+  'token_error',
+  'invalid_response',
+  'unreachable',
+  'timeout',
+  'session_expired',
+  'insufficient_scope',
+  'forbidden_origin',
+  'unauthenticated',
+  'http_error',
+  'aborted',
+];
+
+describe('describeError', () => {
+  it.each(CODES)('%s has a human title', (code) => {
+    expect(describeError(code).title).toMatch(/^[A-Z].{8,}[.]$/);
+  });
+
+  it('a cancelled sign-in says "cancelled"', () => {
+    expect(describeError('cancelled').title.toLowerCase()).toContain('cancelled');
+  });
+
+  it('invalid_grant says the code was rejected or expired', () => {
+    expect(describeError('invalid_grant').title).toMatch(/rejected|expired/);
+  });
+
+  it.each(['unreachable', 'timeout', 'invalid_response'] as const)('%s names the host', (code) => {
+    expect(describeError(code, '127.0.0.1:9011').title).toContain('127.0.0.1:9011');
+  });
+
+  it('an HTTP error mentions its status', () => {
+    expect(describeError('http_error', undefined, 503).title).toContain('503');
+  });
+});

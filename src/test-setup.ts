@@ -1,0 +1,16 @@
+// Test-only fixes for gaps between happy-dom and a browser. Imported by the test helpers in
+// src/testing/ (and safe to list in vite.config.ts `setupFiles` as well: it is idempotent).
+
+// happy-dom's URL subclasses Node's and inherits its static URL.parse, which returns Node URL
+// instances: `URL.parse(x) instanceof URL` is false, and oauth4webapi (which resolves endpoints with
+// URL.parse and then checks `instanceof URL`) refuses its own userinfo URL. In a browser both are the same.
+const PageURL = globalThis.URL;
+if (typeof PageURL.parse === 'function' && !(PageURL.parse('http://localhost/') instanceof PageURL)) {
+  PageURL.parse = (url: string | URL, base?: string | URL) => {
+    try {
+      return new PageURL(url, base);
+    } catch {
+      return null;
+    }
+  };
+}

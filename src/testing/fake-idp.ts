@@ -1,0 +1,283 @@
+// Test-only: a scripted identity service, API and browser plumbing for the unit tests. It answers the
+// app's real requests (made through a mocked globalThis.fetch with real Response objects) the way the
+// interface spec says, and records every request so tests can assert what was sent, and what was not.
+import '../test-setup';
+import { vi } from 'vitest';
+import * as oauth from 'oauth4webapi';
+import { parseConfig, type AppConfig } from '../config';
+
+export const APP_URL = 'http://localhost:5173/';
+export const ACCOUNT_URL = 'http://localhost:9010';
+export const AUTH_URL = 'http://127.0.0.1:9011';
+export const API_ORIGIN = 'http://127.0.0.1:9012';
+export const API_URL = `${API_ORIGIN}/api/greeting`;
+export const CLIENT_ID = 'demo-spa';
+export const TOKEN_URL = `${ACCOUNT_URL}/connect/token`;
+export const AUTHORIZE_URL = `${ACCOUNT_URL}/connect/authorize`;
+export const USERINFO_URL = `${AUTH_URL}/connect/userinfo`;
+
+/** The dev configuration of the interface, through the real validator. */
+export function testConfig(overrides: Record<string, unknown> = {}): AppConfig {
+  return parseConfig(
+    { accountUrl: ACCOUNT_URL, authUrl: AUTH_URL, clientId: CLIENT_ID, apiOrigins: [API_ORIGIN], apiUrl: API_URL, ...overrides },
+    APP_URL,
+  );
+}
+
+/** Puts the page at `url` (happy-dom refuses cross-origin history entries, so this is the way). */
+export function setPageUrl(url: string): void {
+  (window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(url);
+}
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+/** A Bearer challenge as a resource server sends it (RFC 6750 §3). */
+export function challenge(status: 401 | 403, error: string): Response {
+  return new Response(null, { status, headers: { 'www-authenticate': `Bearer realm="api", error="${error}"` } });
+}
+
+const b64url = (value: unknown) =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(value))))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
+
+/**
+ * A well-formed ID token whose signature is junk: oauth4webapi does not verify the signature of an ID
+ * token received directly from the token endpoint over TLS (OIDC Core §3.1.3.7 item 6), so this is enough.
+ */
+export function unsignedIdToken(claims: Record<string, unknown>): string {
+  return `${b64url({ alg: 'RS256', typ: 'JWT', kid: 'k1' })}.${b64url(claims)}.bm90LWEtcmVhbC1zaWduYXR1cmU`;
+}
+
+export function idTokenClaims(sub: string, nonce: string | undefined, extra: Record<string, unknown> = {}) {
+  const now = Math.floor(Date.now() / 1000);
+  return { iss: ACCOUNT_URL, aud: CLIENT_ID, sub, nonce, iat: now, exp: now + 300, ...extra };
+}
+
+export interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(reason: unknown): void;
+}
+
+export function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
+
+export interface RecordedRequest {
+  url: string;
+  method: string;
+  headers: Headers;
+  /** The body as form parameters (token requests), empty when there is none. */
+  form: URLSearchParams;
+  body: unknown;
+  init: RequestInit;
+}
+
+type Handler = (request: RecordedRequest) => Response | Promise<Response>;
+/** An endpoint override; `standard` is the endpoint's default behaviour, to delegate to. */
+type Override = (request: RecordedRequest, standard: Handler) => Response | Promise<Response>;
+
+interface IssuedCode {
+  nonce?: string;
+  challenge: string;
+  redirectUri: string;
+  clientId: string;
+  scope: string;
+}
+
+export type Profile = Record<string, unknown> & { sub: string };
+
+export const ALICE: Profile = { sub: 'alice-sub', name: 'Alice Liddell', email: 'alice@example.test', preferred_username: 'alice' };
+export const BOB: Profile = { sub: 'bob-sub', name: 'Bob Builder', email: 'bob@example.test', preferred_username: 'bob' };
+
+export class FakeIdp {
+  readonly requests: RecordedRequest[] = [];
+  /** Who signs in at the next approve(). */
+  user: Profile = ALICE;
+  /** `expires_in` of issued access tokens; undefined leaves it out. */
+  expiresIn: number | undefined = 300;
+  /** Whether token responses carry a (rotating) refresh token. */
+  refreshTokens = false;
+  /** Access tokens the resource servers accept. */
+  readonly validAccessTokens = new Set<string>();
+  /** Every token response body the default token endpoint issued, in order. */
+  readonly issued: Record<string, unknown>[] = [];
+  /** The one refresh token the token endpoint accepts next (rotation: each use replaces it). */
+  currentRefreshToken: string | undefined;
+  /** Overrides of the endpoints' default behaviour. */
+  token?: Override;
+  userinfo?: Override;
+  api?: Override;
+  private readonly codes = new Map<string, IssuedCode>();
+  private readonly subjects = new Map<string, string>();
+  private serial = 0;
+
+  readonly fetch = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
+    const url = input instanceof Request ? input.url : String(input);
+    const body = init.body;
+    const request: RecordedRequest = {
+      url,
+      method: (init.method ?? 'GET').toUpperCase(),
+      headers: new Headers(init.headers),
+      form: new URLSearchParams(typeof body === 'string' || body instanceof URLSearchParams ? body : undefined),
+      body,
+      init,
+    };
+    this.requests.push(request);
+    const signal = init.signal;
+    if (signal?.aborted) throw signal.reason;
+    const answer = Promise.resolve().then(() => this.route(request));
+    if (!signal) return answer;
+    // Like a browser: an abort rejects the pending fetch whatever the server is doing.
+    return new Promise<Response>((resolve, reject) => {
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      answer.then(resolve, reject);
+    });
+  });
+
+  /** Routes the app's fetches to this fake (undone by vi.unstubAllGlobals). */
+  install(): this {
+    vi.stubGlobal('fetch', this.fetch);
+    return this;
+  }
+
+  to(url: string): RecordedRequest[] {
+    return this.requests.filter((r) => r.url.split('?')[0] === url);
+  }
+
+  tokenRequests(grantType?: string): RecordedRequest[] {
+    return this.to(TOKEN_URL).filter((r) => !grantType || r.form.get('grant_type') === grantType);
+  }
+
+  /**
+   * Plays the person approving at the identity service for the authorization URL the app navigated to:
+   * issues a code bound to its PKCE challenge, nonce and redirect URI, and returns the callback's query.
+   */
+  approve(authorizeUrl: string, { iss = ACCOUNT_URL as string | null } = {}): URLSearchParams {
+    const request = new URL(authorizeUrl).searchParams;
+    const code = `code-${++this.serial}-${crypto.randomUUID()}`;
+    this.codes.set(code, {
+      nonce: request.get('nonce') ?? undefined,
+      challenge: request.get('code_challenge') ?? '',
+      redirectUri: request.get('redirect_uri') ?? '',
+      clientId: request.get('client_id') ?? '',
+      scope: request.get('scope') ?? '',
+    });
+    this.subjects.set(code, this.user.sub);
+    const callback = new URLSearchParams({ code, state: request.get('state') ?? '' });
+    if (iss !== null) callback.set('iss', iss);
+    return callback;
+  }
+
+  /** The error response of the authorization endpoint (RFC 6749 §4.1.2.1) for that request. */
+  deny(authorizeUrl: string, error = 'access_denied', extra: Record<string, string> = {}): URLSearchParams {
+    const state = new URL(authorizeUrl).searchParams.get('state') ?? '';
+    return new URLSearchParams({ error, state, iss: ACCOUNT_URL, ...extra });
+  }
+
+  /** Token responses as the default token endpoint builds them. */
+  issue(sub: string, nonce?: string, withIdToken = true): Record<string, unknown> {
+    const n = ++this.serial;
+    const accessToken = `at-${n}-${crypto.randomUUID()}`;
+    this.validAccessTokens.add(accessToken);
+    const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer' };
+    if (this.expiresIn !== undefined) body.expires_in = this.expiresIn;
+    if (withIdToken) body.id_token = unsignedIdToken(idTokenClaims(sub, nonce));
+    if (this.refreshTokens) body.refresh_token = this.currentRefreshToken = `rt-${n}-${crypto.randomUUID()}`;
+    this.issued.push(body);
+    return body;
+  }
+
+  private async route(request: RecordedRequest): Promise<Response> {
+    const path = request.url.split('?')[0];
+    const answer = (override: Override | undefined, standard: Handler) => (override ? override(request, standard) : standard(request));
+    if (path === TOKEN_URL && request.method === 'POST') return answer(this.token, this.defaultToken);
+    if (path === USERINFO_URL) return answer(this.userinfo, this.defaultUserinfo);
+    if (path === API_URL) return answer(this.api, this.defaultApi);
+    // Anything else is a host this test world does not have.
+    throw new TypeError('Failed to fetch');
+  }
+
+  private readonly defaultToken = async ({ form }: RecordedRequest): Promise<Response> => {
+    const invalidGrant = json({ error: 'invalid_grant' }, 400);
+    if (form.get('grant_type') === 'refresh_token') {
+      if (!this.currentRefreshToken || form.get('refresh_token') !== this.currentRefreshToken) return invalidGrant;
+      return json(this.issue(this.user.sub, undefined, false));
+    }
+    const code = form.get('code') ?? '';
+    const issued = this.codes.get(code);
+    this.codes.delete(code);
+    if (!issued || form.get('grant_type') !== 'authorization_code') return invalidGrant;
+    const verifier = form.get('code_verifier') ?? '';
+    const pkceOk = verifier !== '' && (await oauth.calculatePKCECodeChallenge(verifier)) === issued.challenge;
+    if (!pkceOk || form.get('redirect_uri') !== issued.redirectUri || form.get('client_id') !== issued.clientId) {
+      return invalidGrant;
+    }
+    return json(this.issue(this.subjects.get(code)!, issued.nonce, issued.scope.split(' ').includes('openid')));
+  };
+
+  private bearer(request: RecordedRequest): string | undefined {
+    const token = request.headers.get('authorization')?.match(/^Bearer (.+)$/)?.[1];
+    return token && this.validAccessTokens.has(token) ? token : undefined;
+  }
+
+  private readonly defaultUserinfo = (request: RecordedRequest): Response =>
+    this.bearer(request) ? json(this.user) : challenge(401, 'invalid_token');
+
+  private readonly defaultApi = (request: RecordedRequest): Response =>
+    this.bearer(request) ? json({ greeting: `Hello, ${String(this.user.name)}` }) : challenge(401, 'invalid_token');
+}
+
+/**
+ * BroadcastChannel for tests: same-name instances in this process talk to each other (not to
+ * themselves), asynchronously like the real one, and reset() cuts off every channel of a finished test
+ * so no message leaks into the next one.
+ */
+export class FakeBroadcastChannel extends EventTarget {
+  static open = new Set<FakeBroadcastChannel>();
+  /** Every message posted, for assertions on what went on the wire. */
+  static posted: { name: string; data: unknown }[] = [];
+  onmessage: ((event: MessageEvent) => void) | null = null;
+
+  constructor(readonly name: string) {
+    super();
+    FakeBroadcastChannel.open.add(this);
+  }
+
+  postMessage(data: unknown): void {
+    if (!FakeBroadcastChannel.open.has(this)) throw new DOMException('closed', 'InvalidStateError');
+    FakeBroadcastChannel.posted.push({ name: this.name, data: structuredClone(data) });
+    for (const other of FakeBroadcastChannel.open) {
+      if (other === this || other.name !== this.name) continue;
+      const copy = structuredClone(data);
+      queueMicrotask(() => {
+        if (!FakeBroadcastChannel.open.has(other)) return;
+        const event = new MessageEvent('message', { data: copy });
+        other.onmessage?.(event);
+        other.dispatchEvent(event);
+      });
+    }
+  }
+
+  close(): void {
+    FakeBroadcastChannel.open.delete(this);
+  }
+
+  static reset(): void {
+    FakeBroadcastChannel.open.clear();
+    FakeBroadcastChannel.posted = [];
+  }
+}
+
+/** Every storage entry as one string, to search for secrets. */
+export function allStorage(): string {
+  const dump = (storage: Storage) => Object.keys(storage).map((key) => `${key}=${storage.getItem(key)}`);
+  return [...dump(localStorage), ...dump(sessionStorage)].join('\n');
+}
