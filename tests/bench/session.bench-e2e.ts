@@ -1,22 +1,17 @@
 // How long restoring a session after a reload and background renewal take, against the built app and
 // the local provider. Prints one line per measure; asserts only that each flow worked.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { authorizeRequests, tokenRequests } from '../support/flows';
-import { newSession, readClaims, signIn, useEnv, type Session } from '../e2e/helpers';
+import { readClaims, signIn, useEnv } from '../e2e/helpers';
 
 const RUNS = 5;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 describe('session timings', () => {
   const env = useEnv({ accessTokenTtl: 5 });
-  let session: Session | undefined;
-  afterEach(async () => {
-    await session?.context.close();
-    session = undefined;
-  });
 
   it('restore after reload', async () => {
-    session = await newSession(env.browser);
+    const session = await env.open();
     const { page, log } = session;
     await signIn(session, env.stack.app.url, '#/signin?returnTo=/profile');
     await readClaims(page);
@@ -34,7 +29,7 @@ describe('session timings', () => {
   });
 
   it('background renewal with 5 s access tokens', async () => {
-    session = await newSession(env.browser);
+    const session = await env.open();
     const { page, log } = session;
     await signIn(session, env.stack.app.url, '#/signin?returnTo=/profile');
     await readClaims(page);

@@ -1,16 +1,11 @@
 // Issue 2: the callback is used exactly once and leaves no secret behind.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pageState } from '../support/browser';
 import { callbacks, consent, formOf, login, tokenRequests, tokenResponses } from '../support/flows';
-import { ALICE, newSession, readClaims, signIn, useEnv, type Session } from './helpers';
+import { ALICE, readClaims, signIn, useEnv, type Session } from './helpers';
 
 describe('callback', () => {
   const env = useEnv();
-  let session: Session | undefined;
-  afterEach(async () => {
-    await session?.context.close();
-    session = undefined;
-  });
 
   /** The app settled: signed in (greeting or profile), signed out (button) or showing an alert. */
   const settled = (s: Session) =>
@@ -23,7 +18,7 @@ describe('callback', () => {
       .waitFor();
 
   it('reloading the callback URL sends no second token request for its code', async () => {
-    session = await newSession(env.browser);
+    const session = await env.open();
     const { page, log } = session;
     await signIn(session, env.stack.app.url);
     await readClaims(page);
@@ -44,7 +39,7 @@ describe('callback', () => {
   });
 
   it('leaves no token, code, state or verifier in storage, cookies, history state, the URL or the console', async () => {
-    session = await newSession(env.browser);
+    const session = await env.open();
     const { page, log } = session;
     await signIn(session, env.stack.app.url);
     await readClaims(page);
@@ -78,7 +73,7 @@ describe('callback', () => {
   });
 
   it('a callback with a wrong state sends no token request and shows an alert', async () => {
-    session = await newSession(env.browser);
+    const session = await env.open();
     const { page, log } = session;
     const appOrigin = new URL(env.stack.app.url).origin;
     await page.goto(env.stack.app.url);

@@ -1,6 +1,6 @@
 // Shared set-up for the end-to-end files: one browser + app + provider per file, a fresh context
 // (with its request log, console and CSP recorders) per test.
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   captureBodies,
@@ -25,14 +25,26 @@ export const ALICE = {
 export interface Env {
   browser: Browser;
   stack: Stack;
+  /** A fresh browser context for this test, closed after it. */
+  open(): Promise<Session>;
 }
 
 /** Start browser, app and provider before the file's tests and stop them after. */
 export function useEnv(options: IdpOptions & { extraConfig?: Record<string, unknown> } = {}): Env {
-  const env = {} as Env;
+  const open: Session[] = [];
+  const env = {
+    async open() {
+      const session = await newSession(env.browser);
+      open.push(session);
+      return session;
+    },
+  } as Env;
   beforeAll(async () => {
     env.stack = await startStack(options);
     env.browser = await launchBrowser();
+  });
+  afterEach(async () => {
+    for (const session of open.splice(0)) await session.context.close();
   });
   afterAll(async () => {
     await env.browser?.close();

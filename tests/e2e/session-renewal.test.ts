@@ -1,18 +1,13 @@
 // Issue 3: with 5-second access tokens the session renews in the background, unnoticed.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formOf, tokenRequests } from '../support/flows';
-import { newSession, readClaims, routeOf, signIn, useEnv, type Session } from './helpers';
+import { readClaims, routeOf, signIn, useEnv } from './helpers';
 
 describe('session renewal', () => {
   const env = useEnv({ accessTokenTtl: 5 });
-  let session: Session | undefined;
-  afterEach(async () => {
-    await session?.context.close();
-    session = undefined;
-  });
 
   it('renews with rotating refresh tokens while the profile stays on screen', async () => {
-    session = await newSession(env.browser);
+    const session = await env.open();
     const { page, log } = session;
     await signIn(session, env.stack.app.url);
     const claims = await readClaims(page);

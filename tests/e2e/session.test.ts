@@ -1,19 +1,14 @@
 // Issue 3: a session that survives reloads, ends in every tab at once, and whose token stays home.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pageState } from '../support/browser';
 import { authorizeRequests, tokenResponses } from '../support/flows';
-import { newSession, readClaims, routeOf, signIn, useEnv, type Session } from './helpers';
+import { readClaims, routeOf, signIn, useEnv } from './helpers';
 
 describe('session', () => {
   const env = useEnv();
-  let session: Session | undefined;
-  afterEach(async () => {
-    await session?.context.close();
-    session = undefined;
-  });
 
   it('the #/api page shows the API answer and the token only goes to the auth and API origins', async () => {
-    session = await newSession(env.browser);
+    const session = await env.open();
     const { page, log } = session;
     const { idp } = env.stack;
     await signIn(session, env.stack.app.url, '#/signin?returnTo=/api');
@@ -39,7 +34,7 @@ describe('session', () => {
   });
 
   it('a reload keeps the person signed in on the same route, with no token stored', async () => {
-    session = await newSession(env.browser);
+    const session = await env.open();
     const { page, log } = session;
     await signIn(session, env.stack.app.url, '#/signin?returnTo=/api');
     await page.getByTestId('api-result').waitFor();
@@ -62,7 +57,7 @@ describe('session', () => {
   });
 
   it('signing out in one tab signs out the other tab', async () => {
-    session = await newSession(env.browser);
+    const session = await env.open();
     const { context, page } = session;
     await signIn(session, env.stack.app.url, '#/signin?returnTo=/profile');
     const claims = await readClaims(page);

@@ -1,19 +1,14 @@
 // Issue 2: the main path a person takes, and its first ways to go wrong.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pageState } from '../support/browser';
 import { authorizeRequests, consent, login, tokenResponses } from '../support/flows';
-import { ALICE, newSession, readClaims, routeOf, signIn, useEnv, type Session } from './helpers';
+import { ALICE, readClaims, routeOf, signIn, useEnv } from './helpers';
 
 describe('sign-in', () => {
   const env = useEnv();
-  let session: Session | undefined;
-  afterEach(async () => {
-    await session?.context.close();
-    session = undefined;
-  });
 
   it('signs in, shows the four claims, signs out; no CSP violation', async () => {
-    session = await newSession(env.browser);
+    const session = await env.open();
     const { page, log } = session;
     const appUrl = env.stack.app.url;
     await page.goto(appUrl);
@@ -47,7 +42,7 @@ describe('sign-in', () => {
   });
 
   it('cancelling at consent shows the cancelled message and "Try again"', async () => {
-    session = await newSession(env.browser);
+    const session = await env.open();
     const { page } = session;
     await page.goto(env.stack.app.url);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
@@ -70,7 +65,7 @@ describe('sign-in', () => {
   });
 
   it('honours an app route in returnTo', async () => {
-    session = await newSession(env.browser);
+    const session = await env.open();
     await signIn(session, env.stack.app.url, '#/signin?returnTo=/api');
     await session.page.waitForURL(env.stack.app.url + '#/api');
   });
@@ -78,7 +73,7 @@ describe('sign-in', () => {
   it.each(['//evil.example/', 'https://evil.example/', 'javascript:alert(1)'])(
     'ignores an off-origin returnTo: %s',
     async (returnTo) => {
-      session = await newSession(env.browser);
+      const session = await env.open();
       const { page, log } = session;
       await signIn(session, env.stack.app.url, '#/signin?returnTo=' + encodeURIComponent(returnTo));
       // Signed in and still on the app: the greeting's profile link or the profile itself.
