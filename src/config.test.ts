@@ -161,6 +161,11 @@ describe('plain http only for loopback hosts', () => {
   it('https is accepted anywhere', () => {
     expect(verdict({ ...VALID, accountUrl: 'https://10.0.0.1' })).toBe('accepted');
   });
+
+  it('an app page served over plain http from a non-loopback host is refused (no WebCrypto there)', () => {
+    expect(verdict(VALID, 'http://app.example.com/')).toBe('redirectUri');
+    expect(verdict(VALID, 'https://app.example.com/')).toBe('accepted');
+  });
 });
 
 describe('apiUrl', () => {

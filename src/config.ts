@@ -74,7 +74,8 @@ export function parseConfig(raw: unknown, appUrl: string): AppConfig {
   const authUrl = baseUrl(input.authUrl, 'authUrl');
   const authOrigin = new URL(authUrl).origin;
   const page = new URL(appUrl);
-  const redirectUri = input.redirectUri === undefined ? page.origin + page.pathname : checkedUrl(input.redirectUri, 'redirectUri').href;
+  // The default is the page itself, which must be a secure context too (WebCrypto needs one for PKCE).
+  const redirectUri = checkedUrl(input.redirectUri ?? page.origin + page.pathname, 'redirectUri').href;
   // An issuer identifier is compared verbatim, so a configured one is kept exactly as written.
   const issuer = input.issuer === undefined ? accountUrl : (checkedUrl(input.issuer, 'issuer'), input.issuer as string);
   if (!isText(input.clientId)) throw new ConfigError('clientId', 'must be a non-empty string');
