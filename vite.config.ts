@@ -41,7 +41,13 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', environment: 'happy-dom', include: ['src/**/*.test.ts'], restoreMocks: true },
+        test: {
+          name: 'unit',
+          environment: 'happy-dom',
+          include: ['src/**/*.test.ts'],
+          setupFiles: ['src/test-setup.ts'],
+          restoreMocks: true,
+        },
       },
       {
         test: { name: 'idp', environment: 'node', include: ['idp/**/*.test.js'], testTimeout: 30_000 },

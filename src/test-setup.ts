@@ -1,5 +1,5 @@
-// Test-only fixes for gaps between happy-dom and a browser. Imported by the test helpers in
-// src/testing/ (and safe to list in vite.config.ts `setupFiles` as well: it is idempotent).
+// Test-only fixes for gaps between happy-dom and a browser, run before every unit test file
+// (vite.config.ts `setupFiles`).
 
 // happy-dom's URL subclasses Node's and inherits its static URL.parse, which returns Node URL
 // instances: `URL.parse(x) instanceof URL` is false, and oauth4webapi (which resolves endpoints with

@@ -1,7 +1,6 @@
 // Test-only: a scripted identity service, API and browser plumbing for the unit tests. It answers the
 // app's real requests (made through a mocked globalThis.fetch with real Response objects) the way the
 // interface spec says, and records every request so tests can assert what was sent, and what was not.
-import '../test-setup';
 import { vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import { parseConfig, type AppConfig } from '../config';

@@ -151,7 +151,7 @@ export async function refreshTokens(config: AppConfig, previous: TokenSet, signa
   }
 }
 
-const PROFILE_CLAIMS = ['email', 'name', 'preferred_username'] as const;
+const PROFILE_CLAIMS = ['sub', 'email', 'name', 'preferred_username'] as const;
 /** Keys that only an attack on object prototypes would send. */
 const POISON_KEYS = ['__proto__', 'constructor', 'prototype'];
 /** Controls, direction overrides and isolates (Trojan Source), and the start of a markup tag. */
@@ -163,8 +163,9 @@ const SUSPICIOUS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|<\s*[
  */
 export function toProfile(claims: oauth.UserInfoResponse): UserProfile {
   if (POISON_KEYS.some((key) => Object.hasOwn(claims, key))) throw new AuthError('invalid_response');
-  const profile: UserProfile = { sub: claims.sub };
-  for (const claim of ['sub', ...PROFILE_CLAIMS] as const) {
+  // processUserInfoResponse has already required `sub` to be a string.
+  const profile = {} as UserProfile;
+  for (const claim of PROFILE_CLAIMS) {
     const value = Object.hasOwn(claims, claim) ? claims[claim] : undefined;
     if (value === undefined) continue;
     if (typeof value !== 'string' || SUSPICIOUS.test(value)) throw new AuthError('invalid_response');
