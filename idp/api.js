@@ -30,12 +30,14 @@ export function createApiHandler(provider, { allowedOrigins }) {
         res.writeHead(403).end();
         return;
       }
-      res.writeHead(204, {
-        'Access-Control-Allow-Origin': origin,
-        'Access-Control-Allow-Methods': 'GET',
-        'Access-Control-Allow-Headers': 'Authorization',
-        'Access-Control-Max-Age': '600',
-      }).end();
+      res
+        .writeHead(204, {
+          'Access-Control-Allow-Origin': origin,
+          'Access-Control-Allow-Methods': 'GET',
+          'Access-Control-Allow-Headers': 'Authorization',
+          'Access-Control-Max-Age': '600',
+        })
+        .end();
       return;
     }
 
@@ -53,15 +55,25 @@ export function createApiHandler(provider, { allowedOrigins }) {
 
     const found = await findToken(provider, req.headers.authorization);
     if ('error' in found) {
-      return sendJson(res, 401, { error: 'invalid_token', error_description: found.error }, {
-        'WWW-Authenticate': `Bearer error="invalid_token", error_description="${found.error}"`,
-      });
+      return sendJson(
+        res,
+        401,
+        { error: 'invalid_token', error_description: found.error },
+        {
+          'WWW-Authenticate': `Bearer error="invalid_token", error_description="${found.error}"`,
+        },
+      );
     }
     const { token, user } = found;
     if (!token.scopes.has(API_SCOPE)) {
-      return sendJson(res, 403, { error: 'insufficient_scope', error_description: `the ${API_SCOPE} scope is required` }, {
-        'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${API_SCOPE}"`,
-      });
+      return sendJson(
+        res,
+        403,
+        { error: 'insufficient_scope', error_description: `the ${API_SCOPE} scope is required` },
+        {
+          'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${API_SCOPE}"`,
+        },
+      );
     }
     sendJson(res, 200, {
       greeting: `Hello, ${user.name}!`,

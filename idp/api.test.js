@@ -3,7 +3,15 @@
 import { describe, expect, onTestFinished, test, vi } from 'vitest';
 
 import {
-  ALL_SCOPES, APP, APP_ORIGIN, OTHER_ORIGIN, exchangeCode, getWithBearer, signIn, start, tokenRequest,
+  ALL_SCOPES,
+  APP,
+  APP_ORIGIN,
+  OTHER_ORIGIN,
+  exchangeCode,
+  getWithBearer,
+  signIn,
+  start,
+  tokenRequest,
 } from './test-helpers.js';
 
 describe('demo API and CORS', () => {
@@ -36,11 +44,12 @@ describe('demo API and CORS', () => {
     expect(new Date(body.servedAt).toISOString()).toBe(body.servedAt);
 
     // A token from a grant revoked by refresh-token reuse stops working at once.
-    const renewed = await (await tokenRequest(idp, { grant_type: 'refresh_token', refresh_token: fullTokens.refresh_token })).json();
+    const renewed = await (
+      await tokenRequest(idp, { grant_type: 'refresh_token', refresh_token: fullTokens.refresh_token })
+    ).json();
     await tokenRequest(idp, { grant_type: 'refresh_token', refresh_token: fullTokens.refresh_token });
     expect((await getWithBearer(api, renewed.access_token)).status).toBe(401);
   });
-
 
   test('an expired access token is refused by the API and userinfo', async () => {
     const idp = await start({ accessTokenTtl: 60 });
@@ -51,20 +60,26 @@ describe('demo API and CORS', () => {
 
     // Move only the wall clock past the token's lifetime instead of waiting.
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61_000 });
-    onTestFinished(() => { vi.useRealTimers(); });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const expired = await getWithBearer(api, token);
     expect(expired.status).toBe(401);
     expect(expired.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
     expect((await getWithBearer(`${idp.authUrl}/connect/userinfo`, token)).status).toBe(401);
   });
 
-
   test('CORS headers only for the app origin', async () => {
     const idp = await start();
-    const preflight = (url, origin, headers = 'content-type') => fetch(url, {
-      method: 'OPTIONS',
-      headers: { Origin: origin, 'Access-Control-Request-Method': url.endsWith('token') ? 'POST' : 'GET', 'Access-Control-Request-Headers': headers },
-    });
+    const preflight = (url, origin, headers = 'content-type') =>
+      fetch(url, {
+        method: 'OPTIONS',
+        headers: {
+          Origin: origin,
+          'Access-Control-Request-Method': url.endsWith('token') ? 'POST' : 'GET',
+          'Access-Control-Request-Headers': headers,
+        },
+      });
     const token = `${idp.accountUrl}/connect/token`;
     const userinfo = `${idp.authUrl}/connect/userinfo`;
     const api = `${idp.apiUrl}/api/greeting`;
@@ -80,9 +95,16 @@ describe('demo API and CORS', () => {
     }
 
     const { callback: done, verifier } = await signIn(idp);
-    const foreign = await tokenRequest(idp, {
-      grant_type: 'authorization_code', code: String(done.searchParams.get('code')), redirect_uri: APP, code_verifier: verifier,
-    }, OTHER_ORIGIN);
+    const foreign = await tokenRequest(
+      idp,
+      {
+        grant_type: 'authorization_code',
+        code: String(done.searchParams.get('code')),
+        redirect_uri: APP,
+        code_verifier: verifier,
+      },
+      OTHER_ORIGIN,
+    );
     expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
     expect(foreign.status).toBe(400);
 

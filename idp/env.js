@@ -40,7 +40,10 @@ function integer(env, name, fallback, min, max = Number.MAX_SAFE_INTEGER) {
 function redirectUris(env) {
   const raw = env.IDP_REDIRECT_URIS?.trim();
   if (!raw) return [...DEFAULT_REDIRECT_URIS];
-  const uris = raw.split(',').map((uri) => uri.trim()).filter(Boolean);
+  const uris = raw
+    .split(',')
+    .map((uri) => uri.trim())
+    .filter(Boolean);
   const bad = uris.find((uri) => !/^https?:$/.test(URL.parse(uri)?.protocol ?? ''));
   if (bad !== undefined || uris.length === 0) {
     throw new Error(`IDP_REDIRECT_URIS must be a comma-separated list of http(s) URLs, got "${raw}"`);

@@ -30,10 +30,15 @@ export function createInteractionHandler(provider, { redirectUris }) {
   };
 
   /** @param {import('node:http').ServerResponse} res */
-  const expired = (res) => send(res, 400, messagePage({
-    title: 'Sign-in expired',
-    message: 'This sign-in request has expired or was already completed. Go back to the app and sign in again.',
-  }));
+  const expired = (res) =>
+    send(
+      res,
+      400,
+      messagePage({
+        title: 'Sign-in expired',
+        message: 'This sign-in request has expired or was already completed. Go back to the app and sign in again.',
+      }),
+    );
 
   return async function handleInteraction(req, res, path) {
     const match = ROUTE.exec(path);
@@ -111,7 +116,9 @@ export function createInteractionHandler(provider, { redirectUris }) {
  */
 function renderConsent(details, clientName) {
   const missing = details.prompt.details.missingOIDCScope;
-  const requested = String(details.params.scope ?? '').split(' ').filter(Boolean);
+  const requested = String(details.params.scope ?? '')
+    .split(' ')
+    .filter(Boolean);
   return consentPage({
     uid: details.uid,
     clientName,
@@ -127,7 +134,11 @@ function renderConsent(details, clientName) {
  * @param {any} details interaction details
  */
 async function saveGrant(provider, details) {
-  const { prompt: { details: missing }, params, session } = details;
+  const {
+    prompt: { details: missing },
+    params,
+    session,
+  } = details;
   const grant = details.grantId
     ? await provider.Grant.find(details.grantId)
     : new provider.Grant({ accountId: session.accountId, clientId: String(params.client_id) });

@@ -108,7 +108,10 @@ const SCOPE_TEXT = /** @type {Record<string, string>} */ ({
  */
 export function consentPage({ uid, clientName, userName, scopes }) {
   const items = scopes
-    .map((scope) => `<li>${escapeHtml(SCOPE_TEXT[scope] ?? scope)} <span class="muted">(<code>${escapeHtml(scope)}</code>)</span></li>`)
+    .map(
+      (scope) =>
+        `<li>${escapeHtml(SCOPE_TEXT[scope] ?? scope)} <span class="muted">(<code>${escapeHtml(scope)}</code>)</span></li>`,
+    )
     .join('\n');
   return layout({
     title: 'Allow access',

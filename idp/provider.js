@@ -62,18 +62,20 @@ export async function createProvider(options) {
 
   const provider = new Provider(issuer, {
     adapter: createMemoryAdapter(),
-    clients: [{
-      client_id: clientId,
-      client_name: 'Demo SPA',
-      application_type: 'web',
-      // A browser app cannot keep a secret: public client, PKCE protects the code.
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      redirect_uris: redirectUris,
-      post_logout_redirect_uris: redirectUris,
-      scope: SCOPES.join(' '),
-    }],
+    clients: [
+      {
+        client_id: clientId,
+        client_name: 'Demo SPA',
+        application_type: 'web',
+        // A browser app cannot keep a secret: public client, PKCE protects the code.
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: redirectUris,
+        post_logout_redirect_uris: redirectUris,
+        scope: SCOPES.join(' '),
+      },
+    ],
     // service.api is declared as a plain scope instead of a resource-indicator
     // scope on purpose: with resource indicators the access token gets an
     // audience and oidc-provider then refuses it at userinfo. The demo API
@@ -159,8 +161,12 @@ export async function createProvider(options) {
     // yet) and only checks the origin on the real request. Refuse preflights
     // from origins that are not the app's, so no other site even gets that far.
     const origin = ctx.get('Origin');
-    if (ctx.method === 'OPTIONS' && origin && !appOrigins.has(origin)
-      && (ctx.path === ROUTES.token || ctx.path === ROUTES.userinfo)) {
+    if (
+      ctx.method === 'OPTIONS' &&
+      origin &&
+      !appOrigins.has(origin) &&
+      (ctx.path === ROUTES.token || ctx.path === ROUTES.userinfo)
+    ) {
       ctx.status = 403;
       return;
     }

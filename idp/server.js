@@ -75,15 +75,17 @@ export async function startIdp(options = {}) {
   // port: listen first, answer 503 until the provider exists.
   /** @type {Record<'account' | 'auth' | 'api', import('node:http').RequestListener | undefined>} */
   const handlers = { account: undefined, auth: undefined, api: undefined };
-  const servers = /** @type {const} */ (['account', 'auth', 'api']).map((name) => createServer((req, res) => {
-    const handler = handlers[name];
-    if (!handler) return sendJson(res, 503, { error: 'starting' });
-    Promise.resolve(handler(req, res)).catch((error) => {
-      console.error(`idp: ${name} request failed`, error);
-      if (!res.headersSent) sendJson(res, 500, { error: 'server_error' });
-      else res.destroy();
-    });
-  }));
+  const servers = /** @type {const} */ (['account', 'auth', 'api']).map((name) =>
+    createServer((req, res) => {
+      const handler = handlers[name];
+      if (!handler) return sendJson(res, 503, { error: 'starting' });
+      Promise.resolve(handler(req, res)).catch((error) => {
+        console.error(`idp: ${name} request failed`, error);
+        if (!res.headersSent) sendJson(res, 500, { error: 'server_error' });
+        else res.destroy();
+      });
+    }),
+  );
   const close = async () => {
     await Promise.all(servers.map(closeServer));
   };
@@ -102,7 +104,13 @@ export async function startIdp(options = {}) {
   let provider;
   try {
     provider = await createProvider({
-      issuer: accountUrl, authUrl, clientId, redirectUris, accessTokenTtl, refreshTokenTtl, cookieSuffix: String(ports[0]),
+      issuer: accountUrl,
+      authUrl,
+      clientId,
+      redirectUris,
+      accessTokenTtl,
+      refreshTokenTtl,
+      cookieSuffix: String(ports[0]),
     });
   } catch (error) {
     await close();
@@ -132,12 +140,14 @@ export async function startIdp(options = {}) {
  *   redirectUris: string[], users: { username: string, password: string }[] }} info
  */
 function printBanner({ accountUrl, authUrl, apiUrl, clientId, redirectUris, users }) {
-  console.log([
-    'Local identity provider (development only) is running:',
-    `  issuer / account  ${accountUrl}  (${ROUTES.authorization}, ${ROUTES.token})`,
-    `  auth (userinfo)   ${authUrl}${ROUTES.userinfo}`,
-    `  demo API          ${apiUrl}/api/greeting`,
-    `  client            ${clientId} -> ${redirectUris.join(', ')}`,
-    `  demo users        ${users.map((u) => `${u.username} / ${u.password}`).join(',  ')}`,
-  ].join('\n'));
+  console.log(
+    [
+      'Local identity provider (development only) is running:',
+      `  issuer / account  ${accountUrl}  (${ROUTES.authorization}, ${ROUTES.token})`,
+      `  auth (userinfo)   ${authUrl}${ROUTES.userinfo}`,
+      `  demo API          ${apiUrl}/api/greeting`,
+      `  client            ${clientId} -> ${redirectUris.join(', ')}`,
+      `  demo users        ${users.map((u) => `${u.username} / ${u.password}`).join(',  ')}`,
+    ].join('\n'),
+  );
 }

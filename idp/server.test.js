@@ -5,8 +5,20 @@ import { describe, expect, test } from 'vitest';
 import { escapeHtml } from './pages.js';
 import { startIdp } from './server.js';
 import {
-  ALL_SCOPES, APP, APP_ORIGIN, TestBrowser, authorize, callback, exchangeCode, formAction, getWithBearer, page, pkce,
-  signIn, start, tokenRequest,
+  ALL_SCOPES,
+  APP,
+  APP_ORIGIN,
+  TestBrowser,
+  authorize,
+  callback,
+  exchangeCode,
+  formAction,
+  getWithBearer,
+  page,
+  pkce,
+  signIn,
+  start,
+  tokenRequest,
 } from './test-helpers.js';
 
 describe('local identity provider', () => {
@@ -32,12 +44,18 @@ describe('local identity provider', () => {
     expect(userinfo.status).toBe(200);
     expect(userinfo.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
     expect(await userinfo.json()).toEqual({
-      sub: 'u-alice-7f3a', name: 'Alice Liddell', preferred_username: 'alice', email: 'alice@example.test',
+      sub: 'u-alice-7f3a',
+      name: 'Alice Liddell',
+      preferred_username: 'alice',
+      email: 'alice@example.test',
     });
 
     // The code is single-use.
     const again = await tokenRequest(idp, {
-      grant_type: 'authorization_code', code: String(done.searchParams.get('code')), redirect_uri: APP, code_verifier: verifier,
+      grant_type: 'authorization_code',
+      code: String(done.searchParams.get('code')),
+      redirect_uri: APP,
+      code_verifier: verifier,
     });
     expect(again.status).toBe(400);
     expect(await again.json()).toMatchObject({ error: 'invalid_grant' });
@@ -82,22 +100,34 @@ describe('local identity provider', () => {
     expect(login.html).toMatch(/<label for="password">Password<\/label>/);
     expect(login.html).toMatch(/<button[^>]*>Sign in<\/button>/);
 
-    const refused = page(await browser.navigate(formAction(login.html, '/login', login.url), {
-      appOrigin: APP_ORIGIN, method: 'POST', form: { username: '<b>alice</b>', password: 'wonderland' },
-    }));
+    const refused = page(
+      await browser.navigate(formAction(login.html, '/login', login.url), {
+        appOrigin: APP_ORIGIN,
+        method: 'POST',
+        form: { username: '<b>alice</b>', password: 'wonderland' },
+      }),
+    );
     expect(refused.html).toContain('Wrong username or password.');
     expect(refused.html).toContain('value="&#60;b&#62;alice&#60;/b&#62;"'); // echoed, escaped
     expect(refused.html).not.toContain('<b>alice</b>');
 
-    const wrong = page(await browser.navigate(formAction(refused.html, '/login', refused.url), {
-      appOrigin: APP_ORIGIN, method: 'POST', form: { username: 'alice', password: 'builder' },
-    }));
+    const wrong = page(
+      await browser.navigate(formAction(refused.html, '/login', refused.url), {
+        appOrigin: APP_ORIGIN,
+        method: 'POST',
+        form: { username: 'alice', password: 'builder' },
+      }),
+    );
     expect(wrong.html).toContain('Wrong username or password.');
 
     // The same interaction still accepts the right password afterwards.
-    const consent = page(await browser.navigate(formAction(wrong.html, '/login', wrong.url), {
-      appOrigin: APP_ORIGIN, method: 'POST', form: { username: 'alice', password: 'wonderland' },
-    }));
+    const consent = page(
+      await browser.navigate(formAction(wrong.html, '/login', wrong.url), {
+        appOrigin: APP_ORIGIN,
+        method: 'POST',
+        form: { username: 'alice', password: 'wonderland' },
+      }),
+    );
     expect(consent.html).toMatch(/<button[^>]*>Allow<\/button>/);
     expect(consent.html).toMatch(/<button[^>]*>Cancel<\/button>/);
     expect(consent.html).toContain('service.api');
@@ -108,12 +138,20 @@ describe('local identity provider', () => {
     const browser = new TestBrowser();
     const { result, state } = await authorize(idp, browser);
     const login = page(result);
-    const consent = page(await browser.navigate(formAction(login.html, '/login', login.url), {
-      appOrigin: APP_ORIGIN, method: 'POST', form: { username: 'alice', password: 'wonderland' },
-    }));
-    const done = callback(await browser.navigate(formAction(consent.html, '/consent', consent.url), {
-      appOrigin: APP_ORIGIN, method: 'POST', form: { decision: 'cancel' },
-    }));
+    const consent = page(
+      await browser.navigate(formAction(login.html, '/login', login.url), {
+        appOrigin: APP_ORIGIN,
+        method: 'POST',
+        form: { username: 'alice', password: 'wonderland' },
+      }),
+    );
+    const done = callback(
+      await browser.navigate(formAction(consent.html, '/consent', consent.url), {
+        appOrigin: APP_ORIGIN,
+        method: 'POST',
+        form: { decision: 'cancel' },
+      }),
+    );
     expect(Object.fromEntries(done.searchParams)).toMatchObject({ error: 'access_denied', state, iss: idp.issuer });
     expect(done.searchParams.has('code')).toBe(false);
 
@@ -164,9 +202,13 @@ describe('local identity provider', () => {
     const confirm = page(await browser.navigate(endSession, { appOrigin: APP_ORIGIN }));
     expect(confirm.html).toMatch(/<button[^>]*>Sign out<\/button>/);
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.html)?.[1] ?? '';
-    const back = callback(await browser.navigate(formAction(confirm.html, '/confirm', confirm.url), {
-      appOrigin: APP_ORIGIN, method: 'POST', form: { xsrf, logout: 'yes' },
-    }));
+    const back = callback(
+      await browser.navigate(formAction(confirm.html, '/confirm', confirm.url), {
+        appOrigin: APP_ORIGIN,
+        method: 'POST',
+        form: { xsrf, logout: 'yes' },
+      }),
+    );
     expect(back.href).toBe(`${APP}?state=bye`);
 
     const silent = callback((await authorize(idp, browser, { prompt: 'none' })).result);
@@ -197,7 +239,9 @@ describe('local identity provider', () => {
     expect(login.html).not.toMatch(/https?:\/\/|@import|<script/i);
 
     // A request the provider cannot redirect renders our error page.
-    const bad = await fetch(`${idp.accountUrl}/connect/authorize?client_id=demo-spa&response_type=code&scope=openid&redirect_uri=${encodeURIComponent('http://evil.test/')}`);
+    const bad = await fetch(
+      `${idp.accountUrl}/connect/authorize?client_id=demo-spa&response_type=code&scope=openid&redirect_uri=${encodeURIComponent('http://evil.test/')}`,
+    );
     expect(bad.status).toBe(400);
     expect(bad.headers.get('content-security-policy')).toContain("default-src 'none'");
     const html = await bad.text();

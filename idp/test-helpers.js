@@ -130,7 +130,12 @@ export async function authorize(idp, browser, { scope = ALL_SCOPES, prompt, chal
   const nonce = randomBytes(8).toString('hex');
   const url = new URL('/connect/authorize', idp.accountUrl);
   url.search = new URLSearchParams({
-    client_id: idp.clientId, response_type: 'code', scope, redirect_uri: APP, state, nonce,
+    client_id: idp.clientId,
+    response_type: 'code',
+    scope,
+    redirect_uri: APP,
+    state,
+    nonce,
     ...(challenge ? { code_challenge: challenge, code_challenge_method: 'S256' } : {}),
     ...(prompt ? { prompt } : {}),
   }).toString();
@@ -155,17 +160,28 @@ export function callback(result) {
  * @param {Idp} idp
  * @param {{ browser?: TestBrowser, scope?: string, username?: string, password?: string }} [options]
  */
-export async function signIn(idp, { browser = new TestBrowser(), scope = ALL_SCOPES, username = 'alice', password = 'wonderland' } = {}) {
+export async function signIn(
+  idp,
+  { browser = new TestBrowser(), scope = ALL_SCOPES, username = 'alice', password = 'wonderland' } = {},
+) {
   const { verifier, challenge } = pkce();
   const { result, state, nonce } = await authorize(idp, browser, { scope, challenge });
   const login = page(result);
-  const consent = page(await browser.navigate(formAction(login.html, '/login', login.url), {
-    appOrigin: APP_ORIGIN, method: 'POST', form: { username, password },
-  }));
+  const consent = page(
+    await browser.navigate(formAction(login.html, '/login', login.url), {
+      appOrigin: APP_ORIGIN,
+      method: 'POST',
+      form: { username, password },
+    }),
+  );
   expect(consent.html).toContain('Allow');
-  const done = callback(await browser.navigate(formAction(consent.html, '/consent', consent.url), {
-    appOrigin: APP_ORIGIN, method: 'POST', form: { decision: 'allow' },
-  }));
+  const done = callback(
+    await browser.navigate(formAction(consent.html, '/consent', consent.url), {
+      appOrigin: APP_ORIGIN,
+      method: 'POST',
+      form: { decision: 'allow' },
+    }),
+  );
   return { browser, callback: done, verifier, state, nonce };
 }
 
@@ -189,7 +205,10 @@ export function tokenRequest(idp, params, origin = APP_ORIGIN) {
  */
 export async function exchangeCode(idp, done, verifier) {
   const response = await tokenRequest(idp, {
-    grant_type: 'authorization_code', code: String(done.searchParams.get('code')), redirect_uri: APP, code_verifier: verifier,
+    grant_type: 'authorization_code',
+    code: String(done.searchParams.get('code')),
+    redirect_uri: APP,
+    code_verifier: verifier,
   });
   expect(response.status).toBe(200);
   return /** @type {Record<string, any>} */ (await response.json());

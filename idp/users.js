@@ -12,10 +12,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
  */
 
 /** @type {readonly DemoUser[]} */
-export const DEMO_USERS = Object.freeze([
-  { sub: 'u-alice-7f3a', username: 'alice', password: 'wonderland', name: 'Alice Liddell', email: 'alice@example.test' },
-  { sub: 'u-bob-2c9e', username: 'bob', password: 'builder', name: 'Bob Builder', email: 'bob@example.test' },
-].map((user) => Object.freeze(user)));
+export const DEMO_USERS = Object.freeze(
+  [
+    { sub: 'u-alice-7f3a', username: 'alice', password: 'wonderland', name: 'Alice Liddell', email: 'alice@example.test' },
+    { sub: 'u-bob-2c9e', username: 'bob', password: 'builder', name: 'Bob Builder', email: 'bob@example.test' },
+  ].map((user) => Object.freeze(user)),
+);
 
 /** @param {string} value */
 const digest = (value) => createHash('sha256').update(value).digest();

@@ -141,7 +141,9 @@ describe('plain http only for loopback hosts', () => {
     'http://127.255.255.254',
     'http://[::1]:9010',
   ])('%s is accepted', (url) => {
-    expect(verdict({ ...VALID, accountUrl: url, authUrl: url, redirectUri: url, issuer: url, apiOrigins: [url] })).toBe('accepted');
+    expect(verdict({ ...VALID, accountUrl: url, authUrl: url, redirectUri: url, issuer: url, apiOrigins: [url] })).toBe(
+      'accepted',
+    );
   });
 
   it.each([
@@ -170,11 +172,13 @@ describe('plain http only for loopback hosts', () => {
 
 describe('apiUrl', () => {
   it('must be on an allow-listed origin: apiOrigins or authUrl', () => {
-    expect(parseConfig({ ...VALID, apiOrigins: ['https://api.example.com'], apiUrl: 'https://api.example.com/v1/x' }, APP).apiUrl).toBe(
-      'https://api.example.com/v1/x',
-    );
+    expect(
+      parseConfig({ ...VALID, apiOrigins: ['https://api.example.com'], apiUrl: 'https://api.example.com/v1/x' }, APP).apiUrl,
+    ).toBe('https://api.example.com/v1/x');
     expect(parseConfig({ ...VALID, apiUrl: 'https://auth.example.com/api' }, APP).apiUrl).toBe('https://auth.example.com/api');
-    expect(verdict({ ...VALID, apiUrl: 'https://api.example.com:444/x', apiOrigins: ['https://api.example.com'] })).toBe('apiUrl');
+    expect(verdict({ ...VALID, apiUrl: 'https://api.example.com:444/x', apiOrigins: ['https://api.example.com'] })).toBe(
+      'apiUrl',
+    );
   });
 });
 
@@ -201,7 +205,10 @@ describe('loadConfig', () => {
   });
 
   it('an invalid file names the bad key', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => new Response(JSON.stringify({ ...VALID, authUrl: 'http://auth.example.com' }))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response(JSON.stringify({ ...VALID, authUrl: 'http://auth.example.com' }))),
+    );
     await expect(loadConfig(APP)).rejects.toMatchObject({ key: 'authUrl' });
   });
 });

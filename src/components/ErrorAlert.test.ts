@@ -43,11 +43,16 @@ describe('ErrorAlert', () => {
     expect(alert.textContent).toContain('localhost:9010');
   });
 
-  it.each(['cancelled', 'authorization_failed', 'invalid_grant', 'token_error', 'invalid_response', 'unreachable', 'timeout'] as const)(
-    'a %s failure offers "Try again"',
-    (code) => {
-      render(ErrorAlert, { error: { code }, onretry: () => {} });
-      expect(screen.getByRole('button', { name: 'Try again' })).toBeTruthy();
-    },
-  );
+  it.each([
+    'cancelled',
+    'authorization_failed',
+    'invalid_grant',
+    'token_error',
+    'invalid_response',
+    'unreachable',
+    'timeout',
+  ] as const)('a %s failure offers "Try again"', (code) => {
+    render(ErrorAlert, { error: { code }, onretry: () => {} });
+    expect(screen.getByRole('button', { name: 'Try again' })).toBeTruthy();
+  });
 });

@@ -21,10 +21,20 @@ export function describeError(code: AuthErrorCode, host = 'the identity service'
     },
     invalid_grant: { title: 'The sign-in code was rejected or has expired.', hint: 'Codes are short-lived and work once.' },
     token_error: { title: 'The identity service refused to issue a token.', hint: SUPPORT },
-    invalid_response: { title: `An answer from ${host} could not be accepted.`, hint: `For your safety nothing was used. ${SUPPORT}` },
-    unreachable: { title: `Could not reach ${host}.`, hint: 'Check your connection. The service may be down or may not allow this app (CORS).' },
+    invalid_response: {
+      title: `An answer from ${host} could not be accepted.`,
+      hint: `For your safety nothing was used. ${SUPPORT}`,
+    },
+    unreachable: {
+      title: `Could not reach ${host}.`,
+      hint: 'Check your connection. The service may be down or may not allow this app (CORS).',
+    },
     timeout: { title: `No answer from ${host} in time.`, hint: 'The service may be busy.' },
-    session_expired: { title: 'Your session has expired.', hint: 'Sign in again to continue where you were.', action: 'Sign in again' },
+    session_expired: {
+      title: 'Your session has expired.',
+      hint: 'Sign in again to continue where you were.',
+      action: 'Sign in again',
+    },
     insufficient_scope: { title: 'Your sign-in does not include the permission this page needs.' },
     forbidden_origin: { title: 'A request was blocked: that address may not receive your token.' },
     unauthenticated: { title: 'You are signed out.' },

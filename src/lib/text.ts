@@ -8,6 +8,9 @@ export const MAX_TEXT = 200;
 
 /** Removes invisible and direction-changing characters and cuts the text to `max` characters. */
 export function safeText(value: string, max = MAX_TEXT, { multiline = false } = {}): string {
-  const cleaned = value.slice(0, max * 4).replace(multiline ? UNSAFE_BUT_NEWLINE : UNSAFE, ' ').trim();
+  const cleaned = value
+    .slice(0, max * 4)
+    .replace(multiline ? UNSAFE_BUT_NEWLINE : UNSAFE, ' ')
+    .trim();
   return cleaned.length > max ? `${cleaned.slice(0, max - 1)}…` : cleaned;
 }

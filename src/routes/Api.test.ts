@@ -4,7 +4,17 @@ import { fireEvent, render, screen } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../config';
 import { useAppHarness } from '../testing/app-harness';
-import { API_ORIGIN, API_URL, APP_URL, AUTH_URL, AUTHORIZE_URL, ACCOUNT_URL, CLIENT_ID, challenge, json } from '../testing/fake-idp';
+import {
+  API_ORIGIN,
+  API_URL,
+  APP_URL,
+  AUTH_URL,
+  AUTHORIZE_URL,
+  ACCOUNT_URL,
+  CLIENT_ID,
+  challenge,
+  json,
+} from '../testing/fake-idp';
 import Api from './Api.svelte';
 
 const h = useAppHarness();
@@ -12,7 +22,10 @@ const CONFIG = { accountUrl: ACCOUNT_URL, authUrl: AUTH_URL, clientId: CLIENT_ID
 
 /** The page reads the config main.ts loaded; load it through the real loader. */
 async function loadAppConfig(raw: Record<string, unknown>) {
-  vi.stubGlobal('fetch', vi.fn(async () => json(raw)));
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async () => json(raw)),
+  );
   await loadConfig(APP_URL);
   h.idp.install();
 }

@@ -55,5 +55,4 @@ describe('Profile', () => {
     expect(allStorage()).toBe('');
     expect(h.navigate).toHaveBeenLastCalledWith('/');
   });
-
 });

@@ -93,7 +93,12 @@ interface IssuedCode {
 
 export type Profile = Record<string, unknown> & { sub: string };
 
-export const ALICE: Profile = { sub: 'alice-sub', name: 'Alice Liddell', email: 'alice@example.test', preferred_username: 'alice' };
+export const ALICE: Profile = {
+  sub: 'alice-sub',
+  name: 'Alice Liddell',
+  email: 'alice@example.test',
+  preferred_username: 'alice',
+};
 export const BOB: Profile = { sub: 'bob-sub', name: 'Bob Builder', email: 'bob@example.test', preferred_username: 'bob' };
 
 export class FakeIdp {
@@ -196,7 +201,8 @@ export class FakeIdp {
 
   private async route(request: RecordedRequest): Promise<Response> {
     const path = request.url.split('?')[0];
-    const answer = (override: Override | undefined, standard: Handler) => (override ? override(request, standard) : standard(request));
+    const answer = (override: Override | undefined, standard: Handler) =>
+      override ? override(request, standard) : standard(request);
     if (path === TOKEN_URL && request.method === 'POST') return answer(this.token, this.defaultToken);
     if (path === USERINFO_URL) return answer(this.userinfo, this.defaultUserinfo);
     if (path === API_URL) return answer(this.api, this.defaultApi);

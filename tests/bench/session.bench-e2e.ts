@@ -25,7 +25,9 @@ describe('session timings', () => {
       restores.push(Date.now() - started);
       expect(authorizeRequests(log).length - before).toBe(1);
     }
-    console.log(`bench: restore after reload: median ${median(restores)} ms over ${RUNS} (${restores.join(', ')} ms), 1 prompt=none round trip each`);
+    console.log(
+      `bench: restore after reload: median ${median(restores)} ms over ${RUNS} (${restores.join(', ')} ms), 1 prompt=none round trip each`,
+    );
   });
 
   it('background renewal with 5 s access tokens', async () => {
@@ -34,7 +36,9 @@ describe('session timings', () => {
     await signIn(session, env.stack.app.url, '#/signin?returnTo=/profile');
     await readClaims(page);
     const from = Date.now();
-    await expect.poll(() => tokenRequests(log, 'refresh_token').filter((e) => e.status === 200).length, { timeout: 60_000 }).toBeGreaterThanOrEqual(5);
+    await expect
+      .poll(() => tokenRequests(log, 'refresh_token').filter((e) => e.status === 200).length, { timeout: 60_000 })
+      .toBeGreaterThanOrEqual(5);
     await log.settle();
     const answered = tokenRequests(log).filter((e) => e.status === 200);
     const leads = answered.slice(1).map((e, i) => {

@@ -14,7 +14,9 @@ describe('session renewal', () => {
     const navigationsBefore = log.entries.filter((e) => e.isNavigation).length;
 
     // Two renewals: the second must use the refresh token the first one returned.
-    await expect.poll(() => tokenRequests(log, 'refresh_token').filter((e) => e.status === 200).length, { timeout: 40_000 }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(() => tokenRequests(log, 'refresh_token').filter((e) => e.status === 200).length, { timeout: 40_000 })
+      .toBeGreaterThanOrEqual(2);
     await log.settle();
 
     // Each renewal sends the refresh token of the answer before it, never an older one.

@@ -67,7 +67,11 @@ function endState({ appOrigin, allowSignedOut }: { appOrigin: string; allowSigne
   if ([...document.querySelectorAll('[role="alert"]')].some((e) => shown(e) && text(e))) return 'alert';
   if ([...document.querySelectorAll('[role="status"]')].some((e) => shown(e) && text(e))) return false; // still working
   const controls = [...document.querySelectorAll('button, a')].filter(shown);
-  if (document.querySelector('[data-claim]') || controls.some((b) => /^sign out$/i.test(text(b)) || /your profile/i.test(text(b)))) return 'signedIn';
+  if (
+    document.querySelector('[data-claim]') ||
+    controls.some((b) => /^sign out$/i.test(text(b)) || /your profile/i.test(text(b)))
+  )
+    return 'signedIn';
   if (allowSignedOut && controls.some((b) => b.tagName === 'BUTTON' && /^sign in$/i.test(text(b)))) return 'signedOut';
   return false;
 }
@@ -78,7 +82,8 @@ async function probe(page: Page): Promise<PageProbe> {
   return page.evaluate(() => {
     const shown = (e: Element) => e.getClientRects().length > 0;
     const text = (e: Element) => (e.textContent ?? '').trim();
-    const dump = (s: Storage) => Object.fromEntries(Array.from({ length: s.length }, (_, i) => s.key(i) ?? '').map((k) => [k, s.getItem(k) ?? '']));
+    const dump = (s: Storage) =>
+      Object.fromEntries(Array.from({ length: s.length }, (_, i) => s.key(i) ?? '').map((k) => [k, s.getItem(k) ?? '']));
     const alerts = [...document.querySelectorAll('[role="alert"]')].filter((e) => shown(e) && text(e));
     const controls = [...document.querySelectorAll('button, a')].filter(shown);
     const w = window as unknown as { __pwned?: unknown };
@@ -86,7 +91,9 @@ async function probe(page: Page): Promise<PageProbe> {
       url: location.href,
       alert: alerts.length ? alerts.map(text).join(' | ') : null,
       errorCodes: [...document.querySelectorAll('[data-error-code]')].map(text),
-      claims: Object.fromEntries([...document.querySelectorAll('[data-claim]')].map((e) => [e.getAttribute('data-claim') ?? '', text(e)])),
+      claims: Object.fromEntries(
+        [...document.querySelectorAll('[data-claim]')].map((e) => [e.getAttribute('data-claim') ?? '', text(e)]),
+      ),
       headings: [...document.querySelectorAll('h1, h2')].map(text).join(' | '),
       signOut: controls.some((b) => /^sign out$/i.test(text(b))),
       profileLink: controls.some((b) => /your profile/i.test(text(b))),
@@ -110,7 +117,11 @@ function hookStorage(): void {
   Storage.prototype.setItem = function (this: Storage, key: string, value: string) {
     try {
       const area = this === window.localStorage ? 'local' : 'session';
-      (window as unknown as { __hostileStorage(a: string, k: string, v: string): void }).__hostileStorage(area, String(key), String(value));
+      (window as unknown as { __hostileStorage(a: string, k: string, v: string): void }).__hostileStorage(
+        area,
+        String(key),
+        String(value),
+      );
     } catch {
       // Recording must never change the app's behaviour.
     }
@@ -147,14 +158,23 @@ export async function startHarness(): Promise<Harness> {
     const started = Date.now();
     const expect: Expectation = { ...defaults, ...variant.expect };
     server.setCase(variant.behaviour?.(env) ?? {});
-    app!.setConfig({ accountUrl: env.accountUrl, authUrl: env.authUrl, clientId: CLIENT_ID, timeoutMs: APP_TIMEOUT_MS, ...variant.config });
+    app!.setConfig({
+      accountUrl: env.accountUrl,
+      authUrl: env.authUrl,
+      clientId: CLIENT_ID,
+      timeoutMs: APP_TIMEOUT_MS,
+      ...variant.config,
+    });
 
     const context: BrowserContext = await browser!.newContext();
     const requests = recordRequests(context);
     const consoleLog = collectConsole(context);
     const csp = await collectCspViolations(context);
     const storageWrites: Observation['storageWrites'] = [];
-    await context.exposeBinding('__hostileStorage', (_source, area: string, key: string, value: string) => void storageWrites.push({ area, key, value }));
+    await context.exposeBinding(
+      '__hostileStorage',
+      (_source, area: string, key: string, value: string) => void storageWrites.push({ area, key, value }),
+    );
     await context.addInitScript(hookStorage);
 
     const ours = new Set<Page>();
@@ -173,12 +193,21 @@ export async function startHarness(): Promise<Harness> {
     const settle = async (page: Page, options: { allowSignedOut?: boolean } = {}): Promise<End> => {
       let end: End;
       try {
-        const handle = await page.waitForFunction(endState, { appOrigin, allowSignedOut: options.allowSignedOut ?? false }, { timeout: SETTLE_MS });
+        const handle = await page.waitForFunction(
+          endState,
+          { appOrigin, allowSignedOut: options.allowSignedOut ?? false },
+          { timeout: SETTLE_MS },
+        );
         end = (await handle.jsonValue()) as End;
       } catch {
         end = 'stuck';
-        const status = await page.locator('[role="status"]').allTextContents().catch(() => []);
-        stuck.push(`no end state (alert or profile) within ${SETTLE_MS} ms; at ${page.url().slice(0, 100)}, status: ${JSON.stringify(status)}`);
+        const status = await page
+          .locator('[role="status"]')
+          .allTextContents()
+          .catch(() => []);
+        stuck.push(
+          `no end state (alert or profile) within ${SETTLE_MS} ms; at ${page.url().slice(0, 100)}, status: ${JSON.stringify(status)}`,
+        );
       }
       ends.set(page, { end, mark: markId });
       return end;

@@ -32,7 +32,10 @@ for (const c of cases) {
       const verdict = await harness.run(variant, c.expect);
       verdicts.push(verdict);
       // HOSTILE_VERBOSE=1 prints every verdict as it is reached, passing or not.
-      if (process.env.HOSTILE_VERBOSE) console.log(`${c.id} / ${verdict.variant}: ${verdict.ms} ms, ${verdict.problems.length ? verdict.problems.join('; ') : 'safe'}`);
+      if (process.env.HOSTILE_VERBOSE)
+        console.log(
+          `${c.id} / ${verdict.variant}: ${verdict.ms} ms, ${verdict.problems.length ? verdict.problems.join('; ') : 'safe'}`,
+        );
       m.judged++;
       if (verdict.problems.length) m.accepted++;
     }

@@ -72,7 +72,19 @@ export interface Observation {
 
 const MAX_ALERT = 2000;
 const MAX_PAGE_TEXT = 6000;
-const CALLBACK_PARAMS = ['code', 'state', 'iss', 'error', 'error_description', 'error_uri', 'access_token', 'id_token', 'token', 'token_type', 'session_state'];
+const CALLBACK_PARAMS = [
+  'code',
+  'state',
+  'iss',
+  'error',
+  'error_description',
+  'error_uri',
+  'access_token',
+  'id_token',
+  'token',
+  'token_type',
+  'session_state',
+];
 
 const origin = (url: string): string | null => {
   try {
@@ -157,8 +169,16 @@ function sentRequests(obs: Observation): SentRequest[] {
     .map((r): SentRequest => {
       const base = r.origin === 'account' ? o.account : r.origin === 'auth' ? o.auth : o.canary;
       const q = r.query.length ? '?' + new URLSearchParams(r.query).toString() : '';
-      const headers = Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
-      return { url: base + r.path + q, method: r.method, headers, postData: r.body || null, isNavigation: headers['sec-fetch-mode'] === 'navigate' };
+      const headers = Object.fromEntries(
+        Object.entries(r.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]),
+      );
+      return {
+        url: base + r.path + q,
+        method: r.method,
+        headers,
+        postData: r.body || null,
+        isNavigation: headers['sec-fetch-mode'] === 'navigate',
+      };
     });
   return [...obs.requests.filter((r) => !hostile.has(origin(r.url) ?? '')), ...fromServer];
 }
@@ -167,7 +187,8 @@ function placesOf(value: string, r: SentRequest): Set<string> {
   const where = new Set<string>();
   if (r.url.includes(value)) where.add('url');
   if ((r.postData ?? '').includes(value)) where.add('body');
-  for (const [name, v] of Object.entries(r.headers)) if (name !== 'host' && v.includes(value)) where.add(name === 'authorization' ? 'authorization' : `header ${name}`);
+  for (const [name, v] of Object.entries(r.headers))
+    if (name !== 'host' && v.includes(value)) where.add(name === 'authorization' ? 'authorization' : `header ${name}`);
   return where;
 }
 
@@ -185,7 +206,8 @@ export function judge(obs: Observation, expect: Expectation): string[] {
   const count = (e: string) => after.filter((r) => r.endpoint === e).length;
   for (const e of expect.forbid ?? []) if (count(e) > 0) problems.push(`sent ${count(e)} ${e} request(s) after the bad input`);
   const limits = { authorize: 1, token: 1, userinfo: 2, ...expect.limits };
-  for (const [e, max] of Object.entries(limits)) if (count(e) > max) problems.push(`sent ${count(e)} ${e} requests (at most ${max}): a retry loop`);
+  for (const [e, max] of Object.entries(limits))
+    if (count(e) > max) problems.push(`sent ${count(e)} ${e} requests (at most ${max}): a retry loop`);
 
   // 3. Secrets where they do not belong: requests, storage, URL, console.
   for (const r of sentRequests(obs)) {
@@ -195,7 +217,9 @@ export function judge(obs: Observation, expect: Expectation): string[] {
     for (const s of secrets) {
       const where = placesOf(s.value, r);
       if (where.size && !allowedIn(s.kind, r, o, where)) {
-        problems.push(`${s.kind} sent in ${[...where].join(', ')} of ${r.method} ${short(r.url.replace(s.value, `<${s.kind}>`), 100)}`);
+        problems.push(
+          `${s.kind} sent in ${[...where].join(', ')} of ${r.method} ${short(r.url.replace(s.value, `<${s.kind}>`), 100)}`,
+        );
       }
     }
   }
@@ -216,7 +240,9 @@ export function judge(obs: Observation, expect: Expectation): string[] {
   }
   // A transaction whose callback came back (single, matching state) must be gone, success or not.
   const answered = obs.secrets.states.filter((state) =>
-    obs.requests.some((r) => r.isNavigation && origin(r.url) === o.app && new URL(r.url).searchParams.getAll('state').join() === state),
+    obs.requests.some(
+      (r) => r.isNavigation && origin(r.url) === o.app && new URL(r.url).searchParams.getAll('state').join() === state,
+    ),
   );
   for (const p of obs.all) {
     for (const [key, value] of Object.entries(p.sessionStorage)) {
@@ -234,7 +260,8 @@ export function judge(obs: Observation, expect: Expectation): string[] {
   for (const m of obs.console) {
     if (m.text.startsWith('[csp-violation]')) continue; // our own recorder's report, checked below
     for (const s of secrets) {
-      if (s.kind !== 'nonce' && m.text.includes(s.value)) problems.push(`${s.kind} written to the console (${m.type}): ${short(m.text.replace(s.value, `<${s.kind}>`))}`);
+      if (s.kind !== 'nonce' && m.text.includes(s.value))
+        problems.push(`${s.kind} written to the console (${m.type}): ${short(m.text.replace(s.value, `<${s.kind}>`))}`);
     }
   }
 
@@ -245,8 +272,11 @@ export function judge(obs: Observation, expect: Expectation): string[] {
     for (const el of p.injected) problems.push(`payload markup became DOM: ${short(el)}`);
     for (const el of p.scriptUrls) problems.push(`a javascript: URL reached the DOM: ${short(el)}`);
   }
-  for (const v of obs.csp) problems.push(`CSP violation: ${short(v.directive ? `${v.directive} blocked ${v.blockedURI}` : v.text)}`);
-  for (const m of obs.console) if (m.text.includes(o.canary) && !m.text.startsWith('[csp-violation]')) problems.push(`tried to reach the canary: ${short(m.text)}`);
+  for (const v of obs.csp)
+    problems.push(`CSP violation: ${short(v.directive ? `${v.directive} blocked ${v.blockedURI}` : v.text)}`);
+  for (const m of obs.console)
+    if (m.text.includes(o.canary) && !m.text.startsWith('[csp-violation]'))
+      problems.push(`tried to reach the canary: ${short(m.text)}`);
 
   // 5. Off-origin navigation and pop-ups.
   for (const url of obs.navigations) {
@@ -261,8 +291,10 @@ export function judge(obs: Observation, expect: Expectation): string[] {
   if (!obs.judged.length) problems.push('no page reached an end state after the bad input, so the outcome could not be judged');
   for (const p of obs.judged) problems.push(...judgeEnd(p, expect));
   for (const p of obs.all) {
-    if (p.alert && p.alert.length > MAX_ALERT) problems.push(`alert shows ${p.alert.length} characters of text (unbounded server text)`);
-    if (p.bodyTextLength > MAX_PAGE_TEXT) problems.push(`page shows ${p.bodyTextLength} characters of text (unbounded server text)`);
+    if (p.alert && p.alert.length > MAX_ALERT)
+      problems.push(`alert shows ${p.alert.length} characters of text (unbounded server text)`);
+    if (p.bodyTextLength > MAX_PAGE_TEXT)
+      problems.push(`page shows ${p.bodyTextLength} characters of text (unbounded server text)`);
   }
   return [...new Set(problems)];
 }
@@ -272,17 +304,21 @@ function judgeEnd(p: PageProbe & { end: string }, expect: Expectation): string[]
   const signedIn = Object.keys(p.claims).length > 0 || p.signOut || p.profileLink;
   const where = `(at ${short(p.url, 80)})`;
   // A session that falls over a frame later (e.g. an expiry timer that overflowed) did not really work.
-  if (p.end === 'signedIn' && !signedIn) problems.push(`signed in, then lost the session at once ${where}: "${short(p.alert ?? '')}"`);
+  if (p.end === 'signedIn' && !signedIn)
+    problems.push(`signed in, then lost the session at once ${where}: "${short(p.alert ?? '')}"`);
   // The profile must show the honest user's claims; the home page greets them by name.
   const rightClaims = () => {
     if (!Object.keys(p.claims).length) {
-      if (!p.headings.includes(USER.name)) problems.push(`signed in, but the page does not greet ${USER.name}: ${JSON.stringify(p.headings)}`);
+      if (!p.headings.includes(USER.name))
+        problems.push(`signed in, but the page does not greet ${USER.name}: ${JSON.stringify(p.headings)}`);
       return;
     }
-    for (const [k, v] of Object.entries(USER)) if (p.claims[k] !== v) problems.push(`profile shows ${k}="${p.claims[k]}" instead of "${v}"`);
+    for (const [k, v] of Object.entries(USER))
+      if (p.claims[k] !== v) problems.push(`profile shows ${k}="${p.claims[k]}" instead of "${v}"`);
   };
   if (expect.outcome === 'rejected') {
-    if (signedIn) problems.push(`reached a signed-in state ${where}: ${JSON.stringify(p.claims)}${p.signOut ? ' + "Sign out"' : ''}`);
+    if (signedIn)
+      problems.push(`reached a signed-in state ${where}: ${JSON.stringify(p.claims)}${p.signOut ? ' + "Sign out"' : ''}`);
     if (!p.alert && !expect.allowSignedOut) problems.push(`no visible role="alert" message ${where}`);
   } else if (expect.outcome === 'signedIn') {
     if (p.alert) problems.push(`alert instead of a profile: "${short(p.alert)}"`);
@@ -292,7 +328,8 @@ function judgeEnd(p: PageProbe & { end: string }, expect: Expectation): string[]
   } else if (!p.alert && !expect.allowSignedOut) {
     problems.push(`neither signed in nor an alert ${where}`);
   }
-  if (p.alert && expect.alert && !expect.alert.test(p.alert)) problems.push(`alert does not match ${expect.alert}: "${short(p.alert)}"`);
+  if (p.alert && expect.alert && !expect.alert.test(p.alert))
+    problems.push(`alert does not match ${expect.alert}: "${short(p.alert)}"`);
   if (expect.errorCode && !p.errorCodes.includes(expect.errorCode)) {
     problems.push(`no data-error-code "${expect.errorCode}" (shown: ${JSON.stringify(p.errorCodes)})`);
   }

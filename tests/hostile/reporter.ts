@@ -26,6 +26,8 @@ export default class HostileSummary implements Reporter {
         if (!passed) accepted += Math.max(meta.accepted, 1) + Math.max(0, meta.inputs - meta.judged);
       }
     }
-    process.stdout.write(`hostile: ${cases} cases, ${inputs} bad inputs, ${accepted} accepted; controls ${controlsPassed}/${controls} passed\n`);
+    process.stdout.write(
+      `hostile: ${cases} cases, ${inputs} bad inputs, ${accepted} accepted; controls ${controlsPassed}/${controls} passed\n`,
+    );
   }
 }

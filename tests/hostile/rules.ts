@@ -16,7 +16,12 @@ export interface RequestRules {
 
 export function requestRules(clientId: string): RequestRules {
   // Across the whole run: a value seen once must never come back.
-  const ever = { states: new Set<string>(), challenges: new Set<string>(), nonces: new Set<string>(), verifiers: new Set<string>() };
+  const ever = {
+    states: new Set<string>(),
+    challenges: new Set<string>(),
+    nonces: new Set<string>(),
+    verifiers: new Set<string>(),
+  };
   const fresh = (set: Set<string>, value: string) => !set.has(value) && !!set.add(value);
 
   return {
@@ -25,7 +30,8 @@ export function requestRules(clientId: string): RequestRules {
       for (const name of new Set(q.keys())) if (q.getAll(name).length > 1) v.push(`authorize: "${name}" sent more than once`);
       if (q.get('client_id') !== clientId) v.push(`authorize: client_id ${q.get('client_id')} (expected ${clientId})`);
       if (q.get('response_type') !== 'code') v.push(`authorize: response_type ${q.get('response_type')}`);
-      if (q.get('redirect_uri') !== redirectUri) v.push(`authorize: redirect_uri ${q.get('redirect_uri')} (expected exactly ${redirectUri})`);
+      if (q.get('redirect_uri') !== redirectUri)
+        v.push(`authorize: redirect_uri ${q.get('redirect_uri')} (expected exactly ${redirectUri})`);
       if (q.get('code_challenge_method') !== 'S256') v.push(`authorize: code_challenge_method ${q.get('code_challenge_method')}`);
       const challenge = q.get('code_challenge') ?? '';
       if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) v.push(`authorize: code_challenge "${challenge}" is not a base64url SHA-256`);
@@ -47,13 +53,15 @@ export function requestRules(clientId: string): RequestRules {
       if (!String(contentType).startsWith('application/x-www-form-urlencoded')) v.push(`token: content-type ${contentType}`);
       if (form.get('grant_type') !== 'authorization_code') v.push(`token: grant_type ${form.get('grant_type')}`);
       if (form.get('client_id') !== clientId) v.push(`token: client_id ${form.get('client_id')}`);
-      if (form.has('client_secret') || form.has('client_assertion') || authorization) v.push('token: client secret or client authentication sent');
+      if (form.has('client_secret') || form.has('client_assertion') || authorization)
+        v.push('token: client secret or client authentication sent');
       if (!grant) v.push(`token: code "${(form.get('code') ?? '').slice(0, 40)}" was never issued in this case`);
       else if (form.get('redirect_uri') !== grant.redirectUri) {
         v.push(`token: redirect_uri ${form.get('redirect_uri')} differs from the authorization request's ${grant.redirectUri}`);
       }
       const verifier = form.get('code_verifier') ?? '';
-      if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) v.push(`token: code_verifier of ${verifier.length} chars is not 43-128 unreserved characters`);
+      if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier))
+        v.push(`token: code_verifier of ${verifier.length} chars is not 43-128 unreserved characters`);
       else if (grant && sha256(verifier) !== grant.challenge) v.push('token: code_verifier does not match the code_challenge');
       if (!fresh(ever.verifiers, verifier)) v.push('token: code_verifier reused');
       return v;

@@ -234,7 +234,14 @@ export async function startHostileServer(options: { clientId: string }): Promise
 
   const idClaims = (grant: Grant): Record<string, unknown> => {
     const now = Math.floor(Date.now() / 1000);
-    return { iss: hostile.issuer, sub: grant.sub, aud: clientId, exp: now + 300, iat: now, ...(grant.nonce ? { nonce: grant.nonce } : {}) };
+    return {
+      iss: hostile.issuer,
+      sub: grant.sub,
+      aud: clientId,
+      exp: now + 300,
+      iat: now,
+      ...(grant.nonce ? { nonce: grant.nonce } : {}),
+    };
   };
   const idToken = (claims: Record<string, unknown>, header?: Record<string, unknown>) => {
     const jwt = signJwt(claims, header);
@@ -263,9 +270,15 @@ export async function startHostileServer(options: { clientId: string }): Promise
         sub: USER.sub,
       };
       grants.set(grant.code, grant);
-      const good: [string, string][] = [['code', grant.code], ['state', grant.state ?? ''], ['iss', hostile.issuer]];
+      const good: [string, string][] = [
+        ['code', grant.code],
+        ['state', grant.state ?? ''],
+        ['iss', hostile.issuer],
+      ];
       const n = ++counts.authorize;
-      const answer = (await behaviour.authorize?.({ query: q, n, grant, good, issuer: hostile.issuer, previous: [...hostile.callbacks] })) ?? {};
+      const answer =
+        (await behaviour.authorize?.({ query: q, n, grant, good, issuer: hostile.issuer, previous: [...hostile.callbacks] })) ??
+        {};
       const params = answer.params ?? good;
       let location = answer.location;
       if (!location) {
@@ -282,7 +295,9 @@ export async function startHostileServer(options: { clientId: string }): Promise
       record('account', 'token', req, body);
       const form = new URLSearchParams(body);
       const grant = grants.get(form.get('code') ?? '');
-      hostile.violations.push(...rules.token({ contentType: req.headers['content-type'], authorization: req.headers.authorization, form }, grant));
+      hostile.violations.push(
+        ...rules.token({ contentType: req.headers['content-type'], authorization: req.headers.authorization, form }, grant),
+      );
       const code = form.get('code') ?? '';
       verifiers.push(form.get('code_verifier') ?? '');
       hostile.exchanges.set(code, (hostile.exchanges.get(code) ?? 0) + 1);
@@ -295,7 +310,13 @@ export async function startHostileServer(options: { clientId: string }): Promise
           if (!grant) throw new Error('no grant');
           const accessToken = randomValue('at');
           accessTokens.set(accessToken, grant);
-          return { access_token: accessToken, token_type: 'Bearer', expires_in: 300, scope: grant.scope, id_token: idToken(idClaims(grant)) };
+          return {
+            access_token: accessToken,
+            token_type: 'Bearer',
+            expires_in: 300,
+            scope: grant.scope,
+            id_token: idToken(idClaims(grant)),
+          };
         },
         idClaims: () => (grant ? idClaims(grant) : {}),
         idToken,
@@ -344,7 +365,11 @@ export async function startHostileServer(options: { clientId: string }): Promise
     const entry = record('canary', 'canary', req, body);
     hostile.violations.push(`canary (attacker) server received ${entry.method} ${req.url}`);
     // Permissive on purpose: an attacker's server would let the app read whatever it answers.
-    res.writeHead(200, { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': '*', 'Content-Type': 'application/json' });
+    res.writeHead(200, {
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Allow-Headers': '*',
+      'Content-Type': 'application/json',
+    });
     res.end('{}');
   }, 'canary');
 

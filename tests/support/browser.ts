@@ -129,7 +129,9 @@ export function recordRequests(target: Page | BrowserContext, options: { bodies?
       entries.length = 0;
     },
     addBody(method, url, postData, body) {
-      const entry = entries.findLast((e) => !e.body && e.method === method && e.url === url && (e.postData ?? undefined) === postData);
+      const entry = entries.findLast(
+        (e) => !e.body && e.method === method && e.url === url && (e.postData ?? undefined) === postData,
+      );
       if (entry) entry.body = body;
       else unplaced.push({ method, url, postData, body });
     },
@@ -157,7 +159,9 @@ export async function captureBodies(page: Page, log: RequestLog, urlPatterns: st
       await cdp.send('Fetch.continueRequest', { requestId }).catch(() => undefined);
     }
   });
-  await cdp.send('Fetch.enable', { patterns: urlPatterns.map((urlPattern) => ({ urlPattern, requestStage: 'Response' as const })) });
+  await cdp.send('Fetch.enable', {
+    patterns: urlPatterns.map((urlPattern) => ({ urlPattern, requestStage: 'Response' as const })),
+  });
 }
 
 export interface PageState {
@@ -174,7 +178,8 @@ export interface PageState {
 /** The page's URL, Web Storage, cookies, history.state and window.name, to check no secret was left behind. */
 export async function pageState(page: Page): Promise<PageState> {
   const storage = await page.evaluate(() => {
-    const dump = (s: Storage) => Object.fromEntries(Array.from({ length: s.length }, (_, i) => s.key(i) ?? '').map((k) => [k, s.getItem(k) ?? '']));
+    const dump = (s: Storage) =>
+      Object.fromEntries(Array.from({ length: s.length }, (_, i) => s.key(i) ?? '').map((k) => [k, s.getItem(k) ?? '']));
     return {
       localStorage: dump(window.localStorage),
       sessionStorage: dump(window.sessionStorage),
@@ -228,7 +233,16 @@ export async function collectCspViolations(context: BrowserContext): Promise<Csp
   await context.addInitScript((mark: string) => {
     document.addEventListener('securitypolicyviolation', (e) => {
       console.error(
-        mark + ' ' + JSON.stringify({ directive: e.effectiveDirective || e.violatedDirective, blockedURI: e.blockedURI, page: location.href, disposition: e.disposition, source: e.sourceFile, line: e.lineNumber }),
+        mark +
+          ' ' +
+          JSON.stringify({
+            directive: e.effectiveDirective || e.violatedDirective,
+            blockedURI: e.blockedURI,
+            page: location.href,
+            disposition: e.disposition,
+            source: e.sourceFile,
+            line: e.lineNumber,
+          }),
       );
     });
   }, CSP_MARK);

@@ -28,9 +28,7 @@ export function formOf(entry: RecordedRequest): Record<string, string> {
 
 /** Token endpoint POSTs, optionally only one grant type. */
 export function tokenRequests(log: RequestLog, grantType?: string): RecordedRequest[] {
-  return log
-    .matching('/connect/token', 'POST')
-    .filter((e) => !grantType || formOf(e).grant_type === grantType);
+  return log.matching('/connect/token', 'POST').filter((e) => !grantType || formOf(e).grant_type === grantType);
 }
 
 /** Parsed JSON bodies of successful token responses (needs recordRequests(..., { bodies: /connect\/token/ })). */

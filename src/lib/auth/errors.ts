@@ -64,12 +64,7 @@ export class AuthError extends Error implements AuthErrorDetails {
   }
 }
 
-const SILENT_LOGIN_ERRORS = new Set([
-  'login_required',
-  'interaction_required',
-  'consent_required',
-  'account_selection_required',
-]);
+const SILENT_LOGIN_ERRORS = new Set(['login_required', 'interaction_required', 'consent_required', 'account_selection_required']);
 
 function oauthDetails(error: string, description: string | undefined, status?: number): AuthErrorDetails {
   return {
@@ -105,7 +100,8 @@ export function toAuthError(err: unknown): AuthError {
   }
   if (err instanceof oauth.WWWAuthenticateChallengeError) {
     const error = challengeError(err);
-    const code = error === 'insufficient_scope' ? 'insufficient_scope' : error === 'invalid_token' ? 'session_expired' : 'http_error';
+    const code =
+      error === 'insufficient_scope' ? 'insufficient_scope' : error === 'invalid_token' ? 'session_expired' : 'http_error';
     return new AuthError(code, { ...oauthDetails(error ?? 'unauthorized', undefined), status: err.status });
   }
   if (err instanceof DOMException && err.name === 'AbortError') return new AuthError('aborted');

@@ -31,13 +31,22 @@ describe('boundedFetch', () => {
     expect(await response.text()).toBe('ok');
     const [url, init = {}] = fetch.mock.calls[0];
     expect(url).toBe(URL_);
-    expect(init).toMatchObject({ method: 'POST', headers: { a: 'b' }, body: 'x', credentials: 'omit', referrerPolicy: 'no-referrer' });
+    expect(init).toMatchObject({
+      method: 'POST',
+      headers: { a: 'b' },
+      body: 'x',
+      credentials: 'omit',
+      referrerPolicy: 'no-referrer',
+    });
     expect(['manual', 'error']).toContain(init.redirect);
     expect(init.signal).toBeInstanceOf(AbortSignal);
   });
 
   it('keeps status and headers of the answer', async () => {
-    stubFetch(() => new Response('{"e":1}', { status: 400, headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' } }));
+    stubFetch(
+      () =>
+        new Response('{"e":1}', { status: 400, headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' } }),
+    );
     const response = await bounded()(URL_);
     expect(response.status).toBe(400);
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
@@ -80,7 +89,10 @@ describe('boundedFetch', () => {
 
   it('a network failure: "unreachable" naming the host', async () => {
     stubFetch(() => Promise.reject(new TypeError('Failed to fetch')));
-    await expect(bounded()('https://down.example.test:8443/x')).rejects.toMatchObject({ code: 'unreachable', host: 'down.example.test:8443' });
+    await expect(bounded()('https://down.example.test:8443/x')).rejects.toMatchObject({
+      code: 'unreachable',
+      host: 'down.example.test:8443',
+    });
   });
 
   it.each(['signal', 'init.signal'])('an abort through %s: "aborted"', async (which) => {

@@ -42,11 +42,14 @@ describe('takeCallbackResponse', () => {
     expect(history.length).toBe(historyLength);
   });
 
-  it.each(['?error=access_denied&error_description=no&state=s', '?state=s', '?code=c'])('recognises %s as a response', (query) => {
-    setPageUrl(APP_URL + query);
-    expect(takeCallbackResponse()?.params).toBeInstanceOf(URLSearchParams);
-    expect(location.href).toBe(APP_URL);
-  });
+  it.each(['?error=access_denied&error_description=no&state=s', '?state=s', '?code=c'])(
+    'recognises %s as a response',
+    (query) => {
+      setPageUrl(APP_URL + query);
+      expect(takeCallbackResponse()?.params).toBeInstanceOf(URLSearchParams);
+      expect(location.href).toBe(APP_URL);
+    },
+  );
 
   it.each(['#code=c&state=s', '#access_token=at&token_type=bearer', '#id_token=x.y.z'])(
     'takes a response smuggled in the fragment (%s) out of the URL and marks it',

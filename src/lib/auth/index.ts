@@ -6,7 +6,15 @@ import { createResource, type AuthResource, type AuthResourceOptions } from './r
 import type { UserProfile } from './protocol';
 
 export { AuthError, type AuthErrorCode, type AuthErrorDetails } from './errors';
-export { safeRoute, takeCallbackResponse, type AuthFetchInit, type CallbackResponse, type SessionError, type SessionState, type SessionStatus } from './session';
+export {
+  safeRoute,
+  takeCallbackResponse,
+  type AuthFetchInit,
+  type CallbackResponse,
+  type SessionError,
+  type SessionState,
+  type SessionStatus,
+} from './session';
 export type { AuthResource, AuthResourceOptions, ResourceState, ResourceStatus } from './resource';
 export type { UserProfile } from './protocol';
 

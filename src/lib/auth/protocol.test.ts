@@ -289,11 +289,17 @@ describe('token response validation', () => {
   it.each([
     ['DPoP token_type', (n: string | undefined, at: string) => ({ ...good(n, at), token_type: 'DPoP' })],
     ['unknown token_type', (n: string | undefined, at: string) => ({ ...good(n, at), token_type: 'mac' })],
-    ['no ID token although openid was requested', (n: string | undefined, at: string) => ({ ...good(n, at), id_token: undefined })],
+    [
+      'no ID token although openid was requested',
+      (n: string | undefined, at: string) => ({ ...good(n, at), id_token: undefined }),
+    ],
     ['an ID token with a wrong nonce', (_n: string | undefined, at: string) => ({ ...good('other-nonce', at) })],
     [
       'an ID token for another audience',
-      (n: string | undefined, at: string) => ({ ...good(n, at), id_token: unsignedIdToken(idTokenClaims(ALICE.sub, n, { aud: 'other' })) }),
+      (n: string | undefined, at: string) => ({
+        ...good(n, at),
+        id_token: unsignedIdToken(idTokenClaims(ALICE.sub, n, { aud: 'other' })),
+      }),
     ],
     [
       'an ID token from another issuer',
@@ -339,7 +345,8 @@ describe('token response validation', () => {
   });
 
   it('an oversized token response is refused', async () => {
-    h.idp.token = () => new Response(JSON.stringify({ pad: 'x'.repeat(200_000) }), { headers: { 'content-type': 'application/json' } });
+    h.idp.token = () =>
+      new Response(JSON.stringify({ pad: 'x'.repeat(200_000) }), { headers: { 'content-type': 'application/json' } });
     const tab = await attempt();
     expect(tab.state.error?.code).toBe('invalid_response');
   });

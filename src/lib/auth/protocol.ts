@@ -196,7 +196,12 @@ export async function fetchUserInfo(config: AppConfig, tokens: TokenSet, signal?
   const as = authorizationServer(config);
   let response: Response;
   try {
-    response = await oauth.userInfoRequest(as, client(config), tokens.accessToken, requestOptions(config, as.userinfo_endpoint!, signal));
+    response = await oauth.userInfoRequest(
+      as,
+      client(config),
+      tokens.accessToken,
+      requestOptions(config, as.userinfo_endpoint!, signal),
+    );
   } catch (err) {
     throw toAuthError(err);
   }

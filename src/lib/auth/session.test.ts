@@ -126,7 +126,8 @@ describe('refresh tokens', () => {
   it('keeps the old refresh token when the answer carries no new one', async () => {
     const { tab } = await signInAt(300, { refresh: true });
     const rt1 = h.idp.issued[0].refresh_token as string;
-    h.idp.token = ({ form }) => json({ access_token: `at-x-${form.get('refresh_token')}`, token_type: 'Bearer', expires_in: 300 });
+    h.idp.token = ({ form }) =>
+      json({ access_token: `at-x-${form.get('refresh_token')}`, token_type: 'Bearer', expires_in: 300 });
     await vi.advanceTimersByTimeAsync(600_000);
     expect(refreshRequests().map((r) => r.form.get('refresh_token'))).toEqual([rt1, rt1]);
     expect(tab.state.status).toBe('signed-in');
@@ -137,7 +138,11 @@ describe('refresh tokens', () => {
     h.idp.currentRefreshToken = 'revoked-by-the-server';
     await vi.advanceTimersByTimeAsync(300_000);
     expect(refreshRequests()).toHaveLength(1);
-    expect(tab.state).toMatchObject({ status: 'expired', user: null, error: { code: 'session_expired', oauthError: 'invalid_grant' } });
+    expect(tab.state).toMatchObject({
+      status: 'expired',
+      user: null,
+      error: { code: 'session_expired', oauthError: 'invalid_grant' },
+    });
     await expectUnauthenticatedWithoutRequest(tab);
     // No retry loop afterwards.
     await vi.advanceTimersByTimeAsync(24 * 3600_000);
@@ -157,7 +162,12 @@ describe('refresh tokens', () => {
   it('a renewed ID token for another subject ends the session', async () => {
     const { tab } = await signInAt(300, { refresh: true });
     h.idp.token = () =>
-      json({ access_token: 'at-mallory', token_type: 'Bearer', expires_in: 300, id_token: unsignedIdToken(idTokenClaims('mallory-sub', undefined)) });
+      json({
+        access_token: 'at-mallory',
+        token_type: 'Bearer',
+        expires_in: 300,
+        id_token: unsignedIdToken(idTokenClaims('mallory-sub', undefined)),
+      });
     await vi.advanceTimersByTimeAsync(300_000);
     expect(tab.state.status).toBe('expired');
     expect(tab.state.user).toBeNull();
@@ -253,7 +263,8 @@ describe('restore after a reload', () => {
     expect(tab.state.status).toBe('redirecting');
     const url = new URL(h.lastNavigation());
     expect(url.searchParams.get('prompt')).toBe('none');
-    for (const name of ['client_id', 'redirect_uri', 'code_challenge', 'state', 'nonce']) expect(url.searchParams.get(name)).toBeTruthy();
+    for (const name of ['client_id', 'redirect_uri', 'code_challenge', 'state', 'nonce'])
+      expect(url.searchParams.get(name)).toBeTruthy();
     const restored = await h.completeCallback(h.idp.approve(url.href));
     expect(restored.state.status).toBe('signed-in');
     expect(restored.navigate).toHaveBeenLastCalledWith('/api');

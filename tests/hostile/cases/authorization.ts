@@ -1,7 +1,19 @@
 // Authorization responses: what the identity service sends back to the redirect_uri.
 import type { Case } from '../cases';
 import type { Expectation } from '../oracle';
-import { markup, jsUrl, HUGE_TEXT, SMUGGLED, FORGED_CODE, FORGED_STATE, without, replace, authz, errorResponse, signedIn } from './builders';
+import {
+  markup,
+  jsUrl,
+  HUGE_TEXT,
+  SMUGGLED,
+  FORGED_CODE,
+  FORGED_STATE,
+  without,
+  replace,
+  authz,
+  errorResponse,
+  signedIn,
+} from './builders';
 
 const AUTH: Expectation = { outcome: 'rejected', forbid: ['token', 'userinfo'] };
 
@@ -34,7 +46,11 @@ export const authorizationCases: Case[] = [
       {
         name: 'forged code, state and iss',
         secrets: () => [{ kind: 'code', value: FORGED_CODE }],
-        run: async (s) => void (await s.open(s.page, `${s.appUrl}?code=${FORGED_CODE}&state=${FORGED_STATE}&iss=${encodeURIComponent(s.env.issuer)}`)),
+        run: async (s) =>
+          void (await s.open(
+            s.page,
+            `${s.appUrl}?code=${FORGED_CODE}&state=${FORGED_STATE}&iss=${encodeURIComponent(s.env.issuer)}`,
+          )),
       },
       {
         name: 'forged code without state',
@@ -44,7 +60,10 @@ export const authorizationCases: Case[] = [
       {
         name: 'forged access_denied with markup in error_description',
         run: async (s) =>
-          void (await s.open(s.page, `${s.appUrl}?error=access_denied&error_description=${encodeURIComponent(markup(s.env))}&state=${FORGED_STATE}`)),
+          void (await s.open(
+            s.page,
+            `${s.appUrl}?error=access_denied&error_description=${encodeURIComponent(markup(s.env))}&state=${FORGED_STATE}`,
+          )),
       },
     ],
   },
@@ -54,10 +73,19 @@ export const authorizationCases: Case[] = [
     expect: AUTH,
     variants: [
       { name: 'state twice (same value)', behaviour: authz((ctx) => [...ctx.good, ['state', ctx.grant.state ?? '']]) },
-      { name: 'state twice (right, then wrong)', behaviour: authz((ctx) => [...ctx.good, ['state', 'attacker-state-0123456789']]) },
+      {
+        name: 'state twice (right, then wrong)',
+        behaviour: authz((ctx) => [...ctx.good, ['state', 'attacker-state-0123456789']]),
+      },
       { name: 'code twice', behaviour: authz((ctx) => [...ctx.good, ['code', 'attacker-code-0123456789']]) },
       { name: 'iss twice', behaviour: authz((ctx) => [...ctx.good, ['iss', ctx.issuer]]) },
-      { name: 'error twice', behaviour: errorResponse(() => [['error', 'access_denied'], ['error', 'server_error']]) },
+      {
+        name: 'error twice',
+        behaviour: errorResponse(() => [
+          ['error', 'access_denied'],
+          ['error', 'server_error'],
+        ]),
+      },
     ],
   },
   {
@@ -66,9 +94,16 @@ export const authorizationCases: Case[] = [
     expect: AUTH,
     variants: [
       { name: 'iss of a foreign issuer', behaviour: authz((ctx) => replace(ctx, 'iss', 'http://evil.example')) },
-      { name: 'iss of the auth host (same service, other origin)', behaviour: authz((ctx, env) => replace(ctx, 'iss', env.authUrl)) },
+      {
+        name: 'iss of the auth host (same service, other origin)',
+        behaviour: authz((ctx, env) => replace(ctx, 'iss', env.authUrl)),
+      },
       { name: 'iss with a trailing slash', behaviour: authz((ctx) => replace(ctx, 'iss', ctx.issuer + '/')) },
-      { name: 'iss missing while requireIss is on', config: { requireIss: true }, behaviour: authz((ctx) => without(ctx, 'iss')) },
+      {
+        name: 'iss missing while requireIss is on',
+        config: { requireIss: true },
+        behaviour: authz((ctx) => without(ctx, 'iss')),
+      },
     ],
   },
   {
@@ -78,28 +113,55 @@ export const authorizationCases: Case[] = [
     variants: [
       {
         name: 'access_denied with markup in error_description',
-        behaviour: errorResponse((env) => [['error', 'access_denied'], ['error_description', markup(env)]]),
+        behaviour: errorResponse((env) => [
+          ['error', 'access_denied'],
+          ['error_description', markup(env)],
+        ]),
         expect: { alert: /cancel/i, errorCode: 'access_denied' },
       },
       {
         name: 'server_error with a <script> error_description',
-        behaviour: errorResponse((env) => [['error', 'server_error'], ['error_description', `<script data-pwn>window.__pwned=1;fetch('${env.canaryUrl}/s')</script>`]]),
+        behaviour: errorResponse((env) => [
+          ['error', 'server_error'],
+          ['error_description', `<script data-pwn>window.__pwned=1;fetch('${env.canaryUrl}/s')</script>`],
+        ]),
         expect: { errorCode: 'server_error' },
       },
       {
         name: 'invalid_scope with a javascript: error_uri',
-        behaviour: errorResponse((env) => [['error', 'invalid_scope'], ['error_description', 'see error_uri'], ['error_uri', jsUrl(env)]]),
+        behaviour: errorResponse((env) => [
+          ['error', 'invalid_scope'],
+          ['error_description', 'see error_uri'],
+          ['error_uri', jsUrl(env)],
+        ]),
         expect: { errorCode: 'invalid_scope' },
       },
       {
         name: 'temporarily_unavailable with 100 KB of error_description',
-        behaviour: errorResponse(() => [['error', 'temporarily_unavailable'], ['error_description', HUGE_TEXT]]),
+        behaviour: errorResponse(() => [
+          ['error', 'temporarily_unavailable'],
+          ['error_description', HUGE_TEXT],
+        ]),
         expect: { errorCode: 'temporarily_unavailable' },
       },
-      { name: 'interaction_required', behaviour: errorResponse(() => [['error', 'interaction_required']]), expect: { errorCode: 'interaction_required' } },
+      {
+        name: 'interaction_required',
+        behaviour: errorResponse(() => [['error', 'interaction_required']]),
+        expect: { errorCode: 'interaction_required' },
+      },
       { name: 'an error code that is itself markup', behaviour: errorResponse((env) => [['error', markup(env)]]) },
-      { name: 'access_denied beside a valid code', behaviour: authz((ctx) => [['error', 'access_denied'], ...ctx.good]), expect: { alert: /cancel/i } },
-      { name: 'access_denied without state', behaviour: authz((ctx) => [['error', 'access_denied'], ['iss', ctx.issuer]]) },
+      {
+        name: 'access_denied beside a valid code',
+        behaviour: authz((ctx) => [['error', 'access_denied'], ...ctx.good]),
+        expect: { alert: /cancel/i },
+      },
+      {
+        name: 'access_denied without state',
+        behaviour: authz((ctx) => [
+          ['error', 'access_denied'],
+          ['iss', ctx.issuer],
+        ]),
+      },
     ],
   },
   {
@@ -141,7 +203,9 @@ export const authorizationCases: Case[] = [
       {
         name: 'implicit-style response entirely in the fragment',
         secrets: () => [{ kind: 'smuggled', value: SMUGGLED }],
-        behaviour: () => ({ authorize: (ctx) => ({ params: [], fragment: `access_token=${SMUGGLED}&token_type=Bearer&state=${ctx.grant.state}` }) }),
+        behaviour: () => ({
+          authorize: (ctx) => ({ params: [], fragment: `access_token=${SMUGGLED}&token_type=Bearer&state=${ctx.grant.state}` }),
+        }),
       },
     ],
   },

@@ -17,20 +17,28 @@ export const FORGED_STATE = 'forged-state-0123456789abcdef';
 // Small builders, so each variant reads as the one thing it does differently.
 export type Params = [string, string][];
 export const without = (ctx: AuthorizeCtx, name: string): Params => ctx.good.filter(([k]) => k !== name);
-export const replace = (ctx: AuthorizeCtx, name: string, value: string): Params => ctx.good.map(([k, v]) => [k, k === name ? value : v]);
-export const authz = (fn: (ctx: AuthorizeCtx, env: Env) => Params, fragment?: string) => (env: Env): Behaviour => ({
-  authorize: (ctx) => ({ params: fn(ctx, env), fragment }),
-});
+export const replace = (ctx: AuthorizeCtx, name: string, value: string): Params =>
+  ctx.good.map(([k, v]) => [k, k === name ? value : v]);
+export const authz =
+  (fn: (ctx: AuthorizeCtx, env: Env) => Params, fragment?: string) =>
+  (env: Env): Behaviour => ({
+    authorize: (ctx) => ({ params: fn(ctx, env), fragment }),
+  });
 export const errorResponse = (extra: (env: Env) => Params) =>
   authz((ctx, env) => [...extra(env), ['state', ctx.grant.state ?? ''], ['iss', ctx.issuer]]);
-export const tokenJson = (fn: (ctx: TokenCtx, env: Env) => unknown, status = 200) => (env: Env): Behaviour => ({
-  token: (ctx) => ({ status, json: fn(ctx, env) }),
-});
+export const tokenJson =
+  (fn: (ctx: TokenCtx, env: Env) => unknown, status = 200) =>
+  (env: Env): Behaviour => ({
+    token: (ctx) => ({ status, json: fn(ctx, env) }),
+  });
 export const tokenRaw = (answer: Behaviour['token']) => (): Behaviour => ({ token: answer });
 export const withGood = (patch: Record<string, unknown>) => tokenJson((ctx) => ({ ...ctx.good(), ...patch }));
-export const dropField = (name: string) => tokenJson((ctx) => Object.fromEntries(Object.entries(ctx.good()).filter(([k]) => k !== name)));
-export const idToken = (patch: (claims: Record<string, unknown>, env: Env) => Record<string, unknown>, header?: Record<string, unknown>) =>
-  tokenJson((ctx, env) => ({ ...ctx.good(), id_token: ctx.idToken(patch(ctx.idClaims(), env), header) }));
+export const dropField = (name: string) =>
+  tokenJson((ctx) => Object.fromEntries(Object.entries(ctx.good()).filter(([k]) => k !== name)));
+export const idToken = (
+  patch: (claims: Record<string, unknown>, env: Env) => Record<string, unknown>,
+  header?: Record<string, unknown>,
+) => tokenJson((ctx, env) => ({ ...ctx.good(), id_token: ctx.idToken(patch(ctx.idClaims(), env), header) }));
 export const userinfo = (answer: NonNullable<Behaviour['userinfo']>) => (): Behaviour => ({ userinfo: answer });
 export const claims = (patch: Record<string, unknown>) => userinfo((ctx) => ({ json: { ...ctx.claims(), ...patch } }));
 

@@ -6,10 +6,34 @@ import { withGood, dropField, idToken, claims } from './builders';
 const SIGNED_IN: Expectation = { outcome: 'signedIn' };
 
 export const controlCases: Case[] = [
-  { id: 'control-honest', title: 'an honest server', control: true, expect: SIGNED_IN, variants: [{ name: 'honest answers', input: false }] },
-  { id: 'control-bearer-case', title: 'token_type in odd case', control: true, expect: SIGNED_IN, variants: [{ name: 'token_type "bEARER"', input: false, behaviour: withGood({ token_type: 'bEARER' }) }] },
-  { id: 'control-no-expires-in', title: 'no expires_in', control: true, expect: SIGNED_IN, variants: [{ name: 'no expires_in', input: false, behaviour: dropField('expires_in') }] },
-  { id: 'control-no-scope', title: 'no scope in the token response', control: true, expect: SIGNED_IN, variants: [{ name: 'no scope', input: false, behaviour: dropField('scope') }] },
+  {
+    id: 'control-honest',
+    title: 'an honest server',
+    control: true,
+    expect: SIGNED_IN,
+    variants: [{ name: 'honest answers', input: false }],
+  },
+  {
+    id: 'control-bearer-case',
+    title: 'token_type in odd case',
+    control: true,
+    expect: SIGNED_IN,
+    variants: [{ name: 'token_type "bEARER"', input: false, behaviour: withGood({ token_type: 'bEARER' }) }],
+  },
+  {
+    id: 'control-no-expires-in',
+    title: 'no expires_in',
+    control: true,
+    expect: SIGNED_IN,
+    variants: [{ name: 'no expires_in', input: false, behaviour: dropField('expires_in') }],
+  },
+  {
+    id: 'control-no-scope',
+    title: 'no scope in the token response',
+    control: true,
+    expect: SIGNED_IN,
+    variants: [{ name: 'no scope', input: false, behaviour: dropField('scope') }],
+  },
   {
     id: 'control-aud-array',
     title: 'ID token aud as a one-element array',
@@ -26,7 +50,14 @@ export const controlCases: Case[] = [
       {
         name: 'extra claims of every JSON type',
         input: false,
-        behaviour: claims({ locale: 'en', updated_at: 1700000000, email_verified: true, address: { country: 'NZ' }, 'https://example.test/roles': ['reader'], nickname: null }),
+        behaviour: claims({
+          locale: 'en',
+          updated_at: 1700000000,
+          email_verified: true,
+          address: { country: 'NZ' },
+          'https://example.test/roles': ['reader'],
+          nickname: null,
+        }),
       },
     ],
   },

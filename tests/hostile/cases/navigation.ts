@@ -36,31 +36,31 @@ export const navigationCases: Case[] = [
     id: 'nav-in-flight',
     title: 'reload or a second tab while the code exchange is in flight',
     expect: { outcome: 'any', allowSignedOut: true, limits: { authorize: 2, token: 2, userinfo: 2 } },
-    variants: (['reload of the callback during the exchange', 'the same callback in a second tab during the exchange'] as const).map(
-      (name): Variant => {
-        const held = heldToken();
-        return {
-          name,
-          behaviour: held.behaviour,
-          run: async (s) => {
-            s.mark();
-            await s.page.goto(s.appUrl + '#/signin', { waitUntil: 'commit' });
-            await s.server.waitFor((r) => r.endpoint === 'token');
-            const callback = s.server.callbacks[0].location;
-            if (name.startsWith('reload')) {
-              await s.page.reload({ waitUntil: 'commit' });
-              held.release();
-              await s.settle(s.page, { allowSignedOut: true });
-            } else {
-              const second = await s.newPage();
-              await s.open(second, callback);
-              held.release();
-              await s.settle(s.page);
-            }
-          },
-        };
-      },
-    ),
+    variants: (
+      ['reload of the callback during the exchange', 'the same callback in a second tab during the exchange'] as const
+    ).map((name): Variant => {
+      const held = heldToken();
+      return {
+        name,
+        behaviour: held.behaviour,
+        run: async (s) => {
+          s.mark();
+          await s.page.goto(s.appUrl + '#/signin', { waitUntil: 'commit' });
+          await s.server.waitFor((r) => r.endpoint === 'token');
+          const callback = s.server.callbacks[0].location;
+          if (name.startsWith('reload')) {
+            await s.page.reload({ waitUntil: 'commit' });
+            held.release();
+            await s.settle(s.page, { allowSignedOut: true });
+          } else {
+            const second = await s.newPage();
+            await s.open(second, callback);
+            held.release();
+            await s.settle(s.page);
+          }
+        },
+      };
+    }),
   },
   {
     id: 'nav-two-tabs',
@@ -77,7 +77,7 @@ export const navigationCases: Case[] = [
         },
       },
       {
-        name: 'each tab receives the other tab\'s callback',
+        name: "each tab receives the other tab's callback",
         behaviour: () => pairedAuthorize((_mine, other) => other.good),
         expect: { outcome: 'rejected', forbid: ['token', 'userinfo'], limits: { authorize: 2 } },
         run: async (s) => {
@@ -96,7 +96,18 @@ export const navigationCases: Case[] = [
       {
         name: 'back button after sign-out',
         // After sign-out the identity service says no, so any profile shown afterwards is stale data.
-        behaviour: () => ({ authorize: (ctx) => ({ params: ctx.n === 1 ? ctx.good : [['error', 'login_required'], ['state', ctx.grant.state ?? ''], ['iss', ctx.issuer]] }) }),
+        behaviour: () => ({
+          authorize: (ctx) => ({
+            params:
+              ctx.n === 1
+                ? ctx.good
+                : [
+                    ['error', 'login_required'],
+                    ['state', ctx.grant.state ?? ''],
+                    ['iss', ctx.issuer],
+                  ],
+          }),
+        }),
         run: async (s) => {
           await signedIn(s);
           await s.signOut(s.page);
@@ -111,7 +122,7 @@ export const navigationCases: Case[] = [
   // ---- The app's own requests (checked by the server on every request of every case) --------
   {
     id: 'own-requests',
-    title: 'the app\'s own requests: PKCE S256, fresh state, exact redirect_uri, no client secret',
+    title: "the app's own requests: PKCE S256, fresh state, exact redirect_uri, no client secret",
     expect: { ...SIGNED_IN, limits: { authorize: 2, token: 2, userinfo: 2 } },
     variants: [
       { name: 'one sign-in', input: false },
@@ -129,11 +140,18 @@ export const navigationCases: Case[] = [
       {
         name: '"Try again" after a cancelled sign-in starts a fresh attempt',
         input: false,
-        behaviour: () => ({ authorize: (ctx) => ({ params: ctx.n === 1 ? [['error', 'access_denied'], ...ctx.good.filter(([k]) => k !== 'code')] : ctx.good }) }),
+        behaviour: () => ({
+          authorize: (ctx) => ({
+            params: ctx.n === 1 ? [['error', 'access_denied'], ...ctx.good.filter(([k]) => k !== 'code')] : ctx.good,
+          }),
+        }),
         run: async (s) => {
           s.mark();
           if ((await s.signIn()) !== 'alert') throw new Error('the cancelled sign-in did not end in an alert');
-          await s.page.getByRole('alert').getByRole('button', { name: /try again/i }).click();
+          await s.page
+            .getByRole('alert')
+            .getByRole('button', { name: /try again/i })
+            .click();
           await s.settle(s.page);
         },
       },

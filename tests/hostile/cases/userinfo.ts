@@ -14,7 +14,10 @@ export const userinfoCases: Case[] = [
     variants: [
       {
         name: '401 with WWW-Authenticate: Bearer error="invalid_token"',
-        behaviour: userinfo(() => ({ status: 401, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token", error_description="revoked"' } })),
+        behaviour: userinfo(() => ({
+          status: 401,
+          headers: { 'WWW-Authenticate': 'Bearer error="invalid_token", error_description="revoked"' },
+        })),
       },
     ],
   },
@@ -25,7 +28,10 @@ export const userinfoCases: Case[] = [
     variants: [
       {
         name: '403 with WWW-Authenticate: Bearer error="insufficient_scope"',
-        behaviour: userinfo(() => ({ status: 403, headers: { 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="openid profile"' } })),
+        behaviour: userinfo(() => ({
+          status: 403,
+          headers: { 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="openid profile"' },
+        })),
       },
     ],
   },
@@ -34,10 +40,16 @@ export const userinfoCases: Case[] = [
     title: 'userinfo that is not a JSON object',
     expect: USERINFO,
     variants: [
-      { name: 'not JSON (HTML)', behaviour: userinfo(() => ({ headers: { 'Content-Type': 'text/html' }, body: '<p data-pwn>hello</p>' })) },
+      {
+        name: 'not JSON (HTML)',
+        behaviour: userinfo(() => ({ headers: { 'Content-Type': 'text/html' }, body: '<p data-pwn>hello</p>' })),
+      },
       { name: 'a JSON array', behaviour: userinfo((ctx) => ({ json: [ctx.claims()] })) },
       { name: 'JSON null', behaviour: userinfo(() => ({ json: null })) },
-      { name: 'application/jwt', behaviour: userinfo((ctx) => ({ headers: { 'Content-Type': 'application/jwt' }, body: ctx.jwt(ctx.claims()) })) },
+      {
+        name: 'application/jwt',
+        behaviour: userinfo((ctx) => ({ headers: { 'Content-Type': 'application/jwt' }, body: ctx.jwt(ctx.claims()) })),
+      },
     ],
   },
   {
@@ -55,7 +67,10 @@ export const userinfoCases: Case[] = [
     expect: USERINFO,
     variants: [
       { name: 'markup in name', behaviour: (env) => claims({ name: markup(env) })() },
-      { name: '<script> in email', behaviour: (env) => claims({ email: `<script data-pwn>fetch('${env.canaryUrl}/e')</script>@example.test` })() },
+      {
+        name: '<script> in email',
+        behaviour: (env) => claims({ email: `<script data-pwn>fetch('${env.canaryUrl}/e')</script>@example.test` })(),
+      },
       { name: 'bidi override (U+202E) in name', behaviour: claims({ name: 'Ada \u202Eevil.exe\u202C Hostile' }) },
       { name: 'bidi isolate (U+2066) in preferred_username', behaviour: claims({ preferred_username: 'ada\u2066admin\u2069' }) },
       { name: 'name a number', behaviour: claims({ name: 42 }) },
