@@ -39,14 +39,14 @@ describe('demo API and CORS', () => {
     expect(ok.status).toBe(200);
     expect(ok.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
     expect(ok.headers.get('access-control-allow-credentials')).toBeNull();
-    const body = await ok.json();
+    const body = /** @type {{ servedAt: string }} */ (await ok.json());
     expect(body).toMatchObject({ greeting: 'Hello, Bob Builder!', sub: 'u-bob-2c9e', scope: ALL_SCOPES });
     expect(new Date(body.servedAt).toISOString()).toBe(body.servedAt);
 
     // A token from a grant revoked by refresh-token reuse stops working at once.
-    const renewed = await (
-      await tokenRequest(idp, { grant_type: 'refresh_token', refresh_token: fullTokens.refresh_token })
-    ).json();
+    const renewed = /** @type {{ access_token: string }} */ (
+      await (await tokenRequest(idp, { grant_type: 'refresh_token', refresh_token: fullTokens.refresh_token })).json()
+    );
     await tokenRequest(idp, { grant_type: 'refresh_token', refresh_token: fullTokens.refresh_token });
     expect((await getWithBearer(api, renewed.access_token)).status).toBe(401);
   });
@@ -71,6 +71,7 @@ describe('demo API and CORS', () => {
 
   test('CORS headers only for the app origin', async () => {
     const idp = await start();
+    /** @param {string} url @param {string} origin */
     const preflight = (url, origin, headers = 'content-type') =>
       fetch(url, {
         method: 'OPTIONS',

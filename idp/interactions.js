@@ -111,7 +111,7 @@ export function createInteractionHandler(provider, { redirectUris }) {
 }
 
 /**
- * @param {any} details interaction details from provider.interactionDetails
+ * @param {import('oidc-provider').Interaction} details from provider.interactionDetails
  * @param {string} clientName
  */
 function renderConsent(details, clientName) {
@@ -131,7 +131,7 @@ function renderConsent(details, clientName) {
  * Records what the person allowed: the grant is then found again through the
  * session (loadExistingGrant), which is what lets prompt=none succeed later.
  * @param {import('oidc-provider').default} provider
- * @param {any} details interaction details
+ * @param {import('oidc-provider').Interaction} details
  */
 async function saveGrant(provider, details) {
   const {
@@ -139,11 +139,16 @@ async function saveGrant(provider, details) {
     params,
     session,
   } = details;
+  // The consent prompt only comes after login, so the interaction always has a session here.
+  if (!session) throw new Error('consent interaction without a session');
   const grant = details.grantId
     ? await provider.Grant.find(details.grantId)
     : new provider.Grant({ accountId: session.accountId, clientId: String(params.client_id) });
   if (!grant) throw new Error('grant of the interaction not found');
-  if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-  if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+  // oidc-provider's consent prompt puts these string lists in its otherwise untyped details.
+  const scopes = /** @type {string[] | undefined} */ (missing.missingOIDCScope);
+  const claims = /** @type {string[] | undefined} */ (missing.missingOIDCClaims);
+  if (scopes) grant.addOIDCScope(scopes.join(' '));
+  if (claims) grant.addOIDCClaims(claims);
   return grant.save();
 }

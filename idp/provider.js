@@ -115,7 +115,7 @@ export async function createProvider(options) {
     // rotated on every use; reuse of a rotated one revokes the whole grant.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
-    clientBasedCORS: (_ctx, origin, client) => originsOf(client.redirectUris).has(origin),
+    clientBasedCORS: (_ctx, origin, client) => originsOf(client.redirectUris ?? []).has(origin),
     ttl: {
       AccessToken: accessTokenTtl,
       AuthorizationCode: 60,

@@ -168,7 +168,7 @@ describe('local identity provider', () => {
     const renewed = await tokenRequest(idp, { grant_type: 'refresh_token', refresh_token: first.refresh_token });
     expect(renewed.status).toBe(200);
     expect(renewed.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
-    const second = await renewed.json();
+    const second = /** @type {{ access_token: string, refresh_token: string }} */ (await renewed.json());
     expect(second.refresh_token).toEqual(expect.any(String));
     expect(second.refresh_token).not.toBe(first.refresh_token);
     expect((await getWithBearer(`${idp.authUrl}/connect/userinfo`, second.access_token)).status).toBe(200);

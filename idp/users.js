@@ -43,7 +43,7 @@ export function verifyPassword(username, password) {
   return match;
 }
 
-/** @param {string} sub */
+/** @param {string | undefined} sub */
 export function findUserBySub(sub) {
   return DEMO_USERS.find((user) => user.sub === sub);
 }
