@@ -1,7 +1,7 @@
 // Shared set-up for the end-to-end files: one browser + app + provider per file, a fresh context
 // (with its request log, console and CSP recorders) per test.
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import {
   captureBodies,
   collectConsole,
@@ -25,16 +25,16 @@ export const ALICE = {
 export interface Env {
   browser: Browser;
   stack: Stack;
-  /** A fresh browser context for this test, closed after it. */
-  open(): Promise<Session>;
+  /** A fresh browser context for this test (with Playwright's context `options`), closed after it. */
+  open(options?: BrowserContextOptions): Promise<Session>;
 }
 
 /** Start browser, app and provider before the file's tests and stop them after. */
 export function useEnv(options: IdpOptions & { extraConfig?: Record<string, unknown> } = {}): Env {
   const open: Session[] = [];
   const env = {
-    async open() {
-      const session = await newSession(env.browser);
+    async open(options?: BrowserContextOptions) {
+      const session = await newSession(env.browser, options);
       open.push(session);
       return session;
     },
@@ -62,8 +62,8 @@ export interface Session {
   csp: CspViolation[];
 }
 
-export async function newSession(browser: Browser): Promise<Session> {
-  const context = await browser.newContext();
+export async function newSession(browser: Browser, options?: BrowserContextOptions): Promise<Session> {
+  const context = await browser.newContext(options);
   const csp = await collectCspViolations(context);
   const log = recordRequests(context, { bodies: /\/connect\/(token|userinfo)|\/api\/greeting/ });
   const consoleEntries = collectConsole(context);
