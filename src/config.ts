@@ -1,5 +1,7 @@
 // The runtime configuration: fetched from config.json beside index.html so a deployment can swap it
-// without a rebuild, and validated before anything else runs.
+// without a rebuild, validated before anything else runs, and mapped onto the auth module's options.
+import { getContext, setContext } from 'svelte';
+import { isLoopbackHost, type AuthOptions } from './lib/auth';
 
 export interface AppConfig {
   /** Base URL of /connect/authorize and /connect/token. */
@@ -18,6 +20,12 @@ export interface AppConfig {
   apiUrl?: string;
   /** Per-request timeout in milliseconds. */
   timeoutMs: number;
+  /** RP-Initiated Logout endpoint: sign-out also ends the provider's session. */
+  endSessionUrl?: string;
+  /** RFC 7009 endpoint: sign-out also revokes the refresh token. */
+  revocationUrl?: string;
+  /** Bind tokens to this page's key (RFC 9449). */
+  dpop: boolean;
 }
 
 export class ConfigError extends Error {
@@ -31,11 +39,6 @@ export class ConfigError extends Error {
 }
 
 export const DEFAULT_SCOPE = 'openid profile email service.api';
-
-/** Loopback hosts may use plain http: localhost, *.localhost, 127.0.0.0/8 and [::1]. */
-export function isLoopbackHost(hostname: string): boolean {
-  return /^(localhost|.+\.localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i.test(hostname);
-}
 
 /** An absolute https URL (http for loopback only), without credentials or fragment. */
 function checkedUrl(value: unknown, key: string): URL {
@@ -90,6 +93,7 @@ export function parseConfig(raw: unknown, appUrl: string): AppConfig {
   });
   const allowed = [...new Set([authOrigin, ...origins])];
   const apiUrl = input.apiUrl === undefined ? undefined : checkedUrl(input.apiUrl, 'apiUrl');
+  const endpoint = (key: string) => (input[key] === undefined ? undefined : checkedUrl(input[key], key).href);
   if (apiUrl && !allowed.includes(apiUrl.origin)) throw new ConfigError('apiUrl', 'must be on an origin listed in apiOrigins');
   return {
     accountUrl,
@@ -102,10 +106,11 @@ export function parseConfig(raw: unknown, appUrl: string): AppConfig {
     apiOrigins: allowed,
     apiUrl: apiUrl?.href,
     timeoutMs,
+    endSessionUrl: endpoint('endSessionUrl'),
+    revocationUrl: endpoint('revocationUrl'),
+    dpop: optional<boolean>(input, 'dpop', (v) => typeof v === 'boolean') ?? false,
   };
 }
-
-let loaded: AppConfig | undefined;
 
 /** Fetches and validates config.json (preloaded by index.html, so this usually costs no round trip). */
 export async function loadConfig(appUrl = location.href): Promise<AppConfig> {
@@ -119,11 +124,32 @@ export async function loadConfig(appUrl = location.href): Promise<AppConfig> {
     // Unreachable, timed out or not JSON: all end in the same message below.
   }
   if (raw === undefined) throw new ConfigError('config.json', 'could not be loaded as JSON');
-  return (loaded = parseConfig(raw, appUrl));
+  return parseConfig(raw, appUrl);
 }
 
-/** The config loadConfig() returned; views run only after it. */
-export function currentConfig(): AppConfig {
-  if (!loaded) throw new Error('loadConfig() must run first');
-  return loaded;
+/** The interface's endpoints under the two base URLs, as the auth module's options. */
+export function authOptions(config: AppConfig): AuthOptions {
+  return {
+    issuer: config.issuer,
+    authorizationEndpoint: `${config.accountUrl}/connect/authorize`,
+    tokenEndpoint: `${config.accountUrl}/connect/token`,
+    userinfoEndpoint: `${config.authUrl}/connect/userinfo`,
+    clientId: config.clientId,
+    redirectUri: config.redirectUri,
+    scope: config.scope,
+    requireIss: config.requireIss,
+    apiOrigins: config.apiOrigins,
+    timeoutMs: config.timeoutMs,
+    endSessionEndpoint: config.endSessionUrl,
+    revocationEndpoint: config.revocationUrl,
+    dpop: config.dpop,
+  };
 }
+
+const KEY = Symbol('config');
+
+/** Hands the config to every view below the root component. */
+export const setAppConfig = (config: AppConfig) => setContext(KEY, config);
+
+/** The config the root component set, for views that need the app's settings (e.g. `apiUrl`). */
+export const getAppConfig = (): AppConfig => getContext(KEY);

@@ -1,21 +1,24 @@
 import { mount } from 'svelte';
-import { replace } from 'svelte-spa-router';
 import './app.css';
 import App from './App.svelte';
 import ConfigErrorPage from './components/ConfigErrorPage.svelte';
-import { ConfigError, loadConfig } from './config';
-import { startAuth, takeCallbackResponse } from './lib/auth';
+import { authOptions, ConfigError, loadConfig } from './config';
+import { browserPort, createAuth, takeCallbackResponse } from './lib/auth';
 
 const target = document.getElementById('app')!;
+const browser = browserPort();
 // The authorization response leaves the URL (and so history and any later Referer) before anything else.
-const callback = takeCallbackResponse();
+const callback = takeCallbackResponse(browser);
 
 try {
   const config = await loadConfig();
-  mount(App, { target });
-  await startAuth(config, (route) => void replace(route), callback);
+  const auth = createAuth({ ...authOptions(config), browser });
+  // The code exchange starts before the UI mounts; the UI shows its progress and then the claims.
+  const started = auth.start(callback);
+  mount(App, { target, props: { auth, config } });
+  await started;
 } catch (err) {
-  const { key, problem } = err instanceof ConfigError ? err : new ConfigError('config.json', 'could not be used');
+  if (!(err instanceof ConfigError)) throw err;
   target.replaceChildren();
-  mount(ConfigErrorPage, { target, props: { key, problem } });
+  mount(ConfigErrorPage, { target, props: { key: err.key, problem: err.problem } });
 }

@@ -1,5 +1,5 @@
 import * as oauth from 'oauth4webapi';
-import { safeText } from '../text';
+import { safeText } from './text';
 
 /** What went wrong, as a code the UI branches on; never prose from a server. */
 export type AuthErrorCode =
@@ -23,7 +23,7 @@ export type AuthErrorCode =
   | 'session_expired'
   /** The token lacks a scope the resource needs (RFC 6750 §3.1); never retried. */
   | 'insufficient_scope'
-  /** authFetch refused to send the token to a URL outside the allow-list. */
+  /** auth.fetch refused to send the token to a URL outside the allow-list. */
   | 'forbidden_origin'
   /** No signed-in session to make the request with. */
   | 'unauthenticated'
@@ -40,70 +40,84 @@ export interface AuthErrorDetails {
   /** The host a request went to, for "could not reach …" messages. */
   host?: string;
   status?: number;
+  /** The start of an `http_error` response's text, cleaned and bounded. */
+  text?: string;
 }
 
+/** An error about auth or transport. `cause` keeps the original for developers; stores get `toJSON()`. */
 export class AuthError extends Error implements AuthErrorDetails {
   declare readonly oauthError?: string;
   declare readonly description?: string;
   declare readonly host?: string;
   declare readonly status?: number;
+  declare readonly text?: string;
 
   constructor(
     readonly code: AuthErrorCode,
     details: AuthErrorDetails = {},
+    cause?: unknown,
   ) {
-    super(code);
+    super(code, { cause });
     this.name = 'AuthError';
     Object.assign(this, details);
   }
 
-  /** The code and details as a plain object, for a store. */
+  /** The code and details as a plain object, for a store: never the cause. */
   toJSON(): AuthErrorDetails & { code: AuthErrorCode } {
-    const { code, oauthError, description, host, status } = this;
-    return { code, oauthError, description, host, status };
+    const { code, oauthError, description, host, status, text } = this;
+    return { code, oauthError, description, host, status, text };
   }
 }
 
-const SILENT_LOGIN_ERRORS = new Set(['login_required', 'interaction_required', 'consent_required', 'account_selection_required']);
+/** The same error without its cause, for a store a view reads. */
+export const publicError = (err: AuthError) => new AuthError(err.code, err.toJSON());
 
-function oauthDetails(error: string, description: string | undefined, status?: number): AuthErrorDetails {
-  return {
-    oauthError: safeText(error, 64),
-    description: description === undefined ? undefined : safeText(description),
-    status,
-  };
+const SILENT_LOGIN_ERRORS = ['login_required', 'interaction_required', 'consent_required', 'account_selection_required'];
+
+function oauthDetails(error: string, description?: string, status?: number): AuthErrorDetails {
+  return { oauthError: safeText(error, 64), description: description && safeText(description), status };
 }
 
-/** The Bearer challenge's `error` from a WWW-Authenticate header, parsed by oauth4webapi (RFC 6750 §3). */
+/** The challenge's `error` from a WWW-Authenticate header, parsed by oauth4webapi (RFC 6750 §3, RFC 9449 §7.1). */
 export function challengeError(err: oauth.WWWAuthenticateChallengeError): string | undefined {
-  return err.cause.find((challenge) => challenge.scheme === 'bearer')?.parameters.error;
+  return err.cause.find((challenge) => challenge.scheme === 'bearer' || challenge.scheme === 'dpop')?.parameters.error;
 }
 
 /**
- * Maps anything thrown while talking to a server to an AuthError. Only codes and cleaned, bounded
- * server text survive: never a token, a code or a response body.
+ * The one place where failures of oauth4webapi and the network become AuthErrors. Only codes and
+ * cleaned, bounded server text are copied out; the original stays as `cause`. Anything else is a bug
+ * and is thrown as it is.
  */
 export function toAuthError(err: unknown): AuthError {
   if (err instanceof AuthError) return err;
+  let code: AuthErrorCode = 'invalid_response';
+  let details: AuthErrorDetails = {};
   if (err instanceof oauth.AuthorizationResponseError) {
-    const code =
-      err.error === 'access_denied'
-        ? 'cancelled'
-        : SILENT_LOGIN_ERRORS.has(err.error)
-          ? 'login_required'
-          : 'authorization_failed';
-    return new AuthError(code, oauthDetails(err.error, err.error_description));
-  }
-  if (err instanceof oauth.ResponseBodyError) {
-    const code = err.error === 'invalid_grant' ? 'invalid_grant' : 'token_error';
-    return new AuthError(code, oauthDetails(err.error, err.error_description, err.status));
-  }
-  if (err instanceof oauth.WWWAuthenticateChallengeError) {
+    code = err.error === 'access_denied' ? 'cancelled' : SILENT_LOGIN_ERRORS.includes(err.error) ? 'login_required' : 'authorization_failed';
+    details = oauthDetails(err.error, err.error_description);
+  } else if (err instanceof oauth.ResponseBodyError) {
+    code = err.error === 'invalid_grant' ? 'invalid_grant' : 'token_error';
+    details = oauthDetails(err.error, err.error_description, err.status);
+  } else if (err instanceof oauth.WWWAuthenticateChallengeError) {
     const error = challengeError(err);
-    const code =
-      error === 'insufficient_scope' ? 'insufficient_scope' : error === 'invalid_token' ? 'session_expired' : 'http_error';
-    return new AuthError(code, { ...oauthDetails(error ?? 'unauthorized', undefined), status: err.status });
+    code = error === 'insufficient_scope' ? 'insufficient_scope' : error === 'invalid_token' ? 'session_expired' : 'http_error';
+    details = { ...oauthDetails(error ?? 'unauthorized'), status: err.status };
+  } else if (err instanceof DOMException && err.name === 'AbortError') {
+    code = 'aborted';
+  } else if (err instanceof SyntaxError) {
+    // Response JSON that does not parse: the server's answer, not our code, is at fault.
+  } else if (!(err instanceof oauth.OperationProcessingError || err instanceof oauth.UnsupportedOperationError)) {
+    throw err;
   }
-  if (err instanceof DOMException && err.name === 'AbortError') return new AuthError('aborted');
-  return new AuthError('invalid_response');
+  return new AuthError(code, details, err);
+}
+
+/** toAuthError for a place a view waits on: a bug is first shown through `show` as `invalid_response`, then thrown on. */
+export function toAuthErrorOrShow(err: unknown, show: (error: AuthError) => void): AuthError {
+  try {
+    return toAuthError(err);
+  } catch (bug) {
+    show(new AuthError('invalid_response'));
+    throw bug;
+  }
 }

@@ -1,4 +1,11 @@
+// The one fetch every request of the auth module goes through, protocol and API alike.
+import * as oauth from 'oauth4webapi';
 import { AuthError } from './errors';
+
+/** Loopback hosts may use plain http: localhost, *.localhost, 127.0.0.0/8 and [::1]. */
+export function isLoopbackHost(hostname: string): boolean {
+  return /^(localhost|.+\.localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i.test(hostname);
+}
 
 export interface BoundedFetchOptions {
   timeoutMs: number;
@@ -9,14 +16,14 @@ export interface BoundedFetchOptions {
 }
 
 /** Statuses whose Response may not carry a body. */
-const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+const NULL_BODY = [101, 103, 204, 205, 304];
 
 async function readCapped(response: Response, maxBytes: number, host: string): Promise<Blob> {
   const chunks: Uint8Array<ArrayBuffer>[] = [];
   let size = 0;
   const tooLarge = () => size > maxBytes || Number(response.headers.get('content-length')) > maxBytes;
   const reader = response.body!.getReader();
-  for (let read; !tooLarge() && !(read = await reader.read()).done;) {
+  for (let read; !tooLarge() && !(read = await reader.read()).done; ) {
     size += read.value.byteLength;
     chunks.push(read.value);
   }
@@ -37,15 +44,10 @@ export function boundedFetch({ timeoutMs, maxBytes, signal }: BoundedFetchOption
   return async (url: string, init: Omit<RequestInit, 'body'> & { body?: unknown } = {}): Promise<Response> => {
     const host = new URL(url).host;
     const timeout = AbortSignal.timeout(timeoutMs);
-    const signals = [timeout, signal, init.signal].filter((s): s is AbortSignal => !!s);
-    const fail = (err: unknown): never => {
-      if (err instanceof AuthError) throw err;
-      if (timeout.aborted) throw new AuthError('timeout', { host });
-      if (signal?.aborted || init.signal?.aborted) throw new AuthError('aborted', { host });
-      throw new AuthError('unreachable', { host });
-    };
+    const signals = [timeout, signal, init.signal].filter((s) => !!s);
+    let response: Response;
     try {
-      const response = await fetch(url, {
+      response = await fetch(url, {
         ...init,
         body: init.body as BodyInit | null | undefined,
         signal: AbortSignal.any(signals),
@@ -58,10 +60,21 @@ export function boundedFetch({ timeoutMs, maxBytes, signal }: BoundedFetchOption
         await response.body?.cancel();
         throw new AuthError('invalid_response', { host, status: response.status });
       }
-      const body = NULL_BODY.has(response.status) || !response.body ? null : await readCapped(response, maxBytes, host);
+      const body = NULL_BODY.includes(response.status) || !response.body ? null : await readCapped(response, maxBytes, host);
       return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     } catch (err) {
-      return fail(err);
+      if (err instanceof AuthError) throw err;
+      const code = timeout.aborted ? 'timeout' : signal?.aborted || init.signal?.aborted ? 'aborted' : 'unreachable';
+      throw new AuthError(code, { host }, err);
     }
+  };
+}
+
+/** oauth4webapi request options for `url`: the bounded fetch, and plain http for loopback hosts only. */
+export function requestOptions(url: string | URL, timeoutMs: number, maxBytes: number, signal?: AbortSignal) {
+  const { protocol, hostname } = new URL(url);
+  return {
+    [oauth.customFetch]: boundedFetch({ timeoutMs, maxBytes, signal }),
+    [oauth.allowInsecureRequests]: protocol === 'http:' && isLoopbackHost(hostname),
   };
 }

@@ -1,16 +1,29 @@
 // The OAuth 2.0 / OpenID Connect steps, each a small function over oauth4webapi. No state lives here:
-// tokens are returned to the caller (session.ts), which keeps them in memory.
+// tokens are returned to the caller, which keeps them in memory. Failures are thrown as oauth4webapi
+// raised them; the caller converts them (errors.ts) in one place.
 import * as oauth from 'oauth4webapi';
-import { isLoopbackHost, type AppConfig } from '../../config';
-import { AuthError, toAuthError } from './errors';
-import { boundedFetch } from './http';
-import { clearPending, savePending, takePending, type PendingSignIn } from './transaction';
-import { safeText } from '../text';
+import { AuthError } from './errors';
+import { requestOptions } from './http';
+import type { PendingSignIn } from './transaction';
+import { safeText } from './text';
+
+/** Everything a protocol step needs to know about the identity service and this client. */
+export interface Server {
+  as: oauth.AuthorizationServer;
+  client: oauth.Client;
+  redirectUri: string;
+  scope: string;
+  timeoutMs: number;
+  /** Present when tokens are bound to this page's key (RFC 9449). */
+  dpop?: oauth.DPoPHandle;
+}
 
 /** Tokens as the session keeps them; this object never leaves the auth module. */
 export interface TokenSet {
   accessToken: string;
   refreshToken?: string;
+  /** Kept only as `id_token_hint` for ending the provider's session (RP-Initiated Logout §2). */
+  idToken?: string;
   /** Epoch milliseconds. */
   expiresAt: number;
   /** The ID token's `sub`, which userinfo and later ID tokens must match (OIDC Core §5.3.2, §12.2). */
@@ -31,135 +44,122 @@ const MAX_PROTOCOL_BYTES = 64 * 1024;
 const MAX_LIFETIME_S = 24 * 60 * 60;
 const DEFAULT_LIFETIME_S = 60 * 60;
 
-export function authorizationServer(config: AppConfig): oauth.AuthorizationServer {
-  return {
-    issuer: config.issuer,
-    authorization_endpoint: `${config.accountUrl}/connect/authorize`,
-    token_endpoint: `${config.accountUrl}/connect/token`,
-    userinfo_endpoint: `${config.authUrl}/connect/userinfo`,
-    // Makes validateAuthResponse reject a response without `iss` (RFC 9207 §2.4).
-    authorization_response_iss_parameter_supported: config.requireIss,
-  };
+const options = (server: Server, url: string | undefined, signal?: AbortSignal) => ({
+  ...requestOptions(url!, server.timeoutMs, MAX_PROTOCOL_BYTES, signal),
+  DPoP: server.dpop,
+});
+
+/** Runs a DPoP request again once when the server asks for a nonce (RFC 9449 §8, §9). */
+export async function withNonce<T>(server: Server, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (!server.dpop || !oauth.isDPoPNonceError(err)) throw err;
+    return run();
+  }
 }
 
-const client = (config: AppConfig): oauth.Client => ({ client_id: config.clientId });
-
-/** Request options for `endpoint`: bounded fetch, and plain http for loopback hosts only. */
-function requestOptions(config: AppConfig, endpoint: string, signal?: AbortSignal, maxBytes = MAX_PROTOCOL_BYTES) {
-  const url = new URL(endpoint);
-  return {
-    [oauth.customFetch]: boundedFetch({ timeoutMs: config.timeoutMs, maxBytes, signal }),
-    [oauth.allowInsecureRequests]: url.protocol === 'http:' && isLoopbackHost(url.hostname),
-  };
-}
-
-const wantsOpenId = (config: AppConfig) => config.scope.split(' ').includes('openid');
-
-/** Builds the authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3) and records it as pending. */
-export async function authorizationUrl(
-  config: AppConfig,
-  { returnTo, silent = false }: { returnTo: string; silent?: boolean },
-): Promise<string> {
+/** Builds the authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3) and the pending sign-in it answers to. */
+export async function authorizationRequest(
+  server: Server,
+  { returnTo, prompt, now }: { returnTo: string; prompt?: 'none' | 'login'; now: number },
+): Promise<{ url: string; pending: PendingSignIn }> {
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
-  const nonce = wantsOpenId(config) ? oauth.generateRandomNonce() : undefined;
-  const params = new URLSearchParams({
-    client_id: config.clientId,
-    response_type: 'code',
-    scope: config.scope,
-    redirect_uri: config.redirectUri,
-    code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
-    code_challenge_method: 'S256',
-    state,
-  });
+  const nonce = server.scope.split(' ').includes('openid') ? oauth.generateRandomNonce() : undefined;
+  const url = new URL(server.as.authorization_endpoint!);
+  const params = url.searchParams;
+  params.set('client_id', server.client.client_id);
+  params.set('response_type', 'code');
+  params.set('scope', server.scope);
+  params.set('redirect_uri', server.redirectUri);
+  params.set('code_challenge', await oauth.calculatePKCECodeChallenge(codeVerifier));
+  params.set('code_challenge_method', 'S256');
+  params.set('state', state);
   if (nonce) params.set('nonce', nonce);
-  if (silent) params.set('prompt', 'none');
-  savePending({ state, codeVerifier, nonce, returnTo, silent, createdAt: Date.now() });
-  return `${authorizationServer(config).authorization_endpoint}?${params}`;
+  if (prompt) params.set('prompt', prompt);
+  return { url: url.href, pending: { state, codeVerifier, nonce, returnTo, silent: prompt === 'none', createdAt: now } };
 }
 
 /** Never longer than the server said: a short lifetime is kept, so renewal comes before expiry. */
-function tokenLifetime(expiresIn: number | undefined): number {
-  return Math.min(expiresIn ?? DEFAULT_LIFETIME_S, MAX_LIFETIME_S);
-}
+const lifetime = (expiresIn: number | undefined) => Math.min(expiresIn ?? DEFAULT_LIFETIME_S, MAX_LIFETIME_S);
 
-function tokenSet(response: oauth.TokenEndpointResponse, previous?: TokenSet): TokenSet {
-  // oauth4webapi also accepts DPoP; this client only ever holds Bearer tokens (RFC 6750). An `error`
-  // beside a token makes the whole answer suspect (RFC 6749 §5.1 and §5.2 are exclusive).
-  if (response.token_type !== 'bearer' || 'error' in response) throw new AuthError('invalid_response');
+function tokenSet(server: Server, response: oauth.TokenEndpointResponse, now: number, previous?: TokenSet): TokenSet {
+  // Only the token type this client asked for: a DPoP client refuses unbound tokens and a Bearer client
+  // bound ones. An `error` beside a token makes the whole answer suspect (RFC 6749 §5.1 and §5.2 are exclusive).
+  if (response.token_type !== (server.dpop ? 'dpop' : 'bearer') || 'error' in response) throw new AuthError('invalid_response');
   const subject = oauth.getValidatedIdTokenClaims(response)?.sub ?? previous?.subject;
   if (previous?.subject && subject !== previous.subject) throw new AuthError('invalid_response');
   return {
     accessToken: response.access_token,
     // A rotated refresh token replaces the old one; without a new one the old stays valid (RFC 6749 §6).
     refreshToken: response.refresh_token ?? previous?.refreshToken,
-    expiresAt: Date.now() + tokenLifetime(response.expires_in) * 1000,
+    idToken: response.id_token ?? previous?.idToken,
+    expiresAt: now + lifetime(response.expires_in) * 1000,
     subject,
   };
 }
 
-/** Consumes the pending sign-in the callback answers; none matching means no token request at all. */
-export function consumePending(params: URLSearchParams): PendingSignIn {
-  const pending = takePending(params.get('state'));
-  // Whatever happens next, no other pending sign-in of this tab may be answered later.
-  clearPending();
-  if (!pending) throw new AuthError('unknown_transaction');
-  return pending;
-}
+/** A callback value over this is no code, state or issuer a real server sends. */
+const MAX_PARAM_CHARS = 8192;
 
 /**
- * Validates the authorization response against the pending sign-in (state, iss, error: RFC 6749
+ * Validates the authorization response against the pending sign-in (state, iss, error, size: RFC 6749
  * §4.1.2, RFC 9207), then exchanges the code, once (RFC 6749 §4.1.3, RFC 7636 §4.5).
  */
-export async function exchangeCode(config: AppConfig, params: URLSearchParams, pending: PendingSignIn): Promise<TokenSet> {
-  try {
-    const as = authorizationServer(config);
-    const validated = oauth.validateAuthResponse(as, client(config), params, pending.state);
-    const response = await oauth.authorizationCodeGrantRequest(
+export async function exchangeCode(server: Server, params: URLSearchParams, pending: PendingSignIn, now: number): Promise<TokenSet> {
+  if ([...params.values()].some((value) => value.length > MAX_PARAM_CHARS)) throw new AuthError('invalid_response');
+  const { as, client } = server;
+  const validated = oauth.validateAuthResponse(as, client, params, pending.state);
+  const response = await withNonce(server, async () =>
+    oauth.processAuthorizationCodeResponse(
       as,
-      client(config),
-      oauth.None(),
-      validated,
-      config.redirectUri,
-      pending.codeVerifier,
-      requestOptions(config, as.token_endpoint!),
-    );
-    const result = await oauth.processAuthorizationCodeResponse(as, client(config), response, {
-      expectedNonce: pending.nonce ?? oauth.expectNoNonce,
-      requireIdToken: pending.nonce !== undefined,
-    });
-    return tokenSet(result);
-  } catch (err) {
-    throw toAuthError(err);
-  }
+      client,
+      await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        oauth.None(),
+        validated,
+        server.redirectUri,
+        pending.codeVerifier,
+        options(server, as.token_endpoint),
+      ),
+      { expectedNonce: pending.nonce ?? oauth.expectNoNonce, requireIdToken: pending.nonce !== undefined },
+    ),
+  );
+  return tokenSet(server, response, now);
 }
 
 /** Renews the tokens with a refresh token (RFC 6749 §6); the caller must drop `previous.refreshToken`. */
-export async function refreshTokens(config: AppConfig, previous: TokenSet, signal?: AbortSignal): Promise<TokenSet> {
-  try {
-    const as = authorizationServer(config);
-    const response = await oauth.refreshTokenGrantRequest(
+export async function refreshTokens(server: Server, previous: TokenSet, now: number, signal?: AbortSignal): Promise<TokenSet> {
+  const { as, client } = server;
+  const response = await withNonce(server, async () =>
+    oauth.processRefreshTokenResponse(
       as,
-      client(config),
-      oauth.None(),
-      previous.refreshToken!,
-      requestOptions(config, as.token_endpoint!, signal),
-    );
-    return tokenSet(await oauth.processRefreshTokenResponse(as, client(config), response), previous);
-  } catch (err) {
-    throw toAuthError(err);
-  }
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), previous.refreshToken!, options(server, as.token_endpoint, signal)),
+    ),
+  );
+  return tokenSet(server, response, now, previous);
+}
+
+/** Revokes a refresh token (RFC 7009 §2.1); best effort, so a short timeout. */
+export async function revoke(server: Server, token: string): Promise<void> {
+  const { as, client } = server;
+  const request = requestOptions(as.revocation_endpoint!, Math.min(server.timeoutMs, 5000), MAX_PROTOCOL_BYTES);
+  const bounded = request[oauth.customFetch];
+  // keepalive: the request outlives a sign-out that navigates away to end the provider's session.
+  request[oauth.customFetch] = (url, init) => bounded(url, { ...init, keepalive: true });
+  await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), token, request));
 }
 
 const PROFILE_CLAIMS = ['sub', 'email', 'name', 'preferred_username'] as const;
 /** Keys that only an attack on object prototypes would send. */
 const POISON_KEYS = ['__proto__', 'constructor', 'prototype'];
-/** Controls, direction overrides and isolates (Trojan Source), and the start of a markup tag. */
-const SUSPICIOUS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|<\s*[a-z!/?]/i;
 
 /**
- * Keeps the four interface claims, each a string when present. The claims are display text for
- * people, so values with markup or hidden controls, or prototype-poisoning keys, refuse the answer.
+ * Keeps the four interface claims as display text: invisible and direction-changing characters removed,
+ * bounded. A claim that is not a string, or a prototype-poisoning key, refuses the answer.
  */
 export function toProfile(claims: oauth.UserInfoResponse): UserProfile {
   if (POISON_KEYS.some((key) => Object.hasOwn(claims, key))) throw new AuthError('invalid_response');
@@ -168,42 +168,31 @@ export function toProfile(claims: oauth.UserInfoResponse): UserProfile {
   for (const claim of PROFILE_CLAIMS) {
     const value = Object.hasOwn(claims, claim) ? claims[claim] : undefined;
     if (value === undefined) continue;
-    if (typeof value !== 'string' || SUSPICIOUS.test(value)) throw new AuthError('invalid_response');
+    if (typeof value !== 'string') throw new AuthError('invalid_response');
     profile[claim] = safeText(value);
   }
   return profile;
 }
 
-/** Reads a userinfo response (OIDC Core §5.3.2): JSON only, `sub` equal to the ID token's. */
-export async function readUserInfo(config: AppConfig, tokens: TokenSet, response: Response): Promise<UserProfile> {
-  try {
+/** GET userinfo with the access token and reads it (OIDC Core §5.3): JSON only, `sub` equal to the ID token's. */
+export async function fetchUserInfo(server: Server, tokens: TokenSet, signal?: AbortSignal): Promise<UserProfile> {
+  const { as, client } = server;
+  return withNonce(server, async () => {
+    const response = await oauth.userInfoRequest(as, client, tokens.accessToken, options(server, as.userinfo_endpoint, signal));
     const type = response.headers.get('content-type')?.split(';')[0].trim().toLowerCase();
     if (response.ok && type !== 'application/json') throw new AuthError('invalid_response');
-    const claims = await oauth.processUserInfoResponse(
-      authorizationServer(config),
-      client(config),
-      tokens.subject ?? oauth.skipSubjectCheck,
-      response,
-    );
-    return toProfile(claims);
-  } catch (err) {
-    throw toAuthError(err);
-  }
+    return toProfile(await oauth.processUserInfoResponse(as, client, tokens.subject ?? oauth.skipSubjectCheck, response));
+  });
 }
 
-/** GET userinfo with the access token (OIDC Core §5.3.1). */
-export async function fetchUserInfo(config: AppConfig, tokens: TokenSet, signal?: AbortSignal): Promise<UserProfile> {
-  const as = authorizationServer(config);
-  let response: Response;
-  try {
-    response = await oauth.userInfoRequest(
-      as,
-      client(config),
-      tokens.accessToken,
-      requestOptions(config, as.userinfo_endpoint!, signal),
-    );
-  } catch (err) {
-    throw toAuthError(err);
-  }
-  return readUserInfo(config, tokens, response);
+/** Where to end the provider's session (RP-Initiated Logout 1.0 §2), with the state its return will carry. */
+export function endSessionUrl(server: Server, tokens: TokenSet | undefined): { url: string; state: string } | undefined {
+  if (!server.as.end_session_endpoint) return undefined;
+  const url = new URL(server.as.end_session_endpoint);
+  const state = oauth.generateRandomState();
+  if (tokens?.idToken) url.searchParams.set('id_token_hint', tokens.idToken);
+  url.searchParams.set('client_id', server.client.client_id);
+  url.searchParams.set('post_logout_redirect_uri', server.redirectUri);
+  url.searchParams.set('state', state);
+  return { url: url.href, state };
 }

@@ -1,5 +1,5 @@
 // The pending sign-in (RFC 7636 verifier, state, nonce) survives the trip to the identity service in
-// sessionStorage: per tab, keyed by state, single-use and short-lived (RFC 9700 §4.7, RFC 10017 §6.1).
+// per-tab storage: keyed by state, single-use and short-lived (RFC 9700 §4.7, RFC 10017 §6.1).
 
 export interface PendingSignIn {
   state: string;
@@ -8,7 +8,7 @@ export interface PendingSignIn {
   nonce?: string;
   /** The app route to show after sign-in. */
   returnTo: string;
-  /** True for a silent `prompt=none` attempt, whose failure means "signed out", not an error. */
+  /** True for a silent `prompt=none` attempt, whose refusal means "signed out", not an error. */
   silent: boolean;
   createdAt: number;
 }
@@ -16,9 +16,7 @@ export interface PendingSignIn {
 const PREFIX = 'auth:tx:';
 export const PENDING_TTL_MS = 10 * 60 * 1000;
 
-function keys(): string[] {
-  return Object.keys(sessionStorage).filter((key) => key.startsWith(PREFIX));
-}
+const keys = (storage: Storage) => Object.keys(storage).filter((key) => key.startsWith(PREFIX));
 
 function parse(raw: string | null): PendingSignIn | undefined {
   try {
@@ -39,24 +37,25 @@ function parse(raw: string | null): PendingSignIn | undefined {
 const expired = (tx: PendingSignIn, now: number) => !(now - tx.createdAt >= 0 && now - tx.createdAt < PENDING_TTL_MS);
 
 /** Stores a new pending sign-in, dropping expired ones left by abandoned attempts. */
-export function savePending(tx: PendingSignIn, now = Date.now()): void {
-  for (const key of keys()) {
-    const old = parse(sessionStorage.getItem(key));
-    if (!old || expired(old, now)) sessionStorage.removeItem(key);
+export function savePending(storage: Storage, tx: PendingSignIn): void {
+  for (const key of keys(storage)) {
+    const old = parse(storage.getItem(key));
+    if (!old || expired(old, tx.createdAt)) storage.removeItem(key);
   }
-  sessionStorage.setItem(PREFIX + tx.state, JSON.stringify(tx));
+  storage.setItem(PREFIX + tx.state, JSON.stringify(tx));
 }
 
-/** Removes and returns the pending sign-in for `state`, if there is an unexpired one. */
-export function takePending(state: string | null, now = Date.now()): PendingSignIn | undefined {
-  if (!state) return undefined;
-  const key = PREFIX + state;
-  const tx = parse(sessionStorage.getItem(key));
-  sessionStorage.removeItem(key);
+/**
+ * Removes and returns the unexpired pending sign-in for `state`, and forgets every other one of this
+ * tab, so no other attempt can be answered later.
+ */
+export function takePending(storage: Storage, state: string | null, now: number): PendingSignIn | undefined {
+  const tx = state ? parse(storage.getItem(PREFIX + state)) : undefined;
+  clearPending(storage);
   return tx && tx.state === state && !expired(tx, now) ? tx : undefined;
 }
 
 /** Forgets every pending sign-in of this tab. */
-export function clearPending(): void {
-  for (const key of keys()) sessionStorage.removeItem(key);
+export function clearPending(storage: Storage): void {
+  for (const key of keys(storage)) storage.removeItem(key);
 }

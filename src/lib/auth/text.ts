@@ -1,8 +1,8 @@
 // Text from a server or the URL is shown to people only after passing through here.
 
-/** C0/C1 controls and the bidirectional overrides/isolates that can disguise text (Trojan Source). */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-const UNSAFE_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** C0/C1 controls, bidirectional marks, overrides and isolates (Trojan Source), and zero-width characters. */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+const UNSAFE_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
 
 export const MAX_TEXT = 200;
 
@@ -11,6 +11,7 @@ export function safeText(value: string, max = MAX_TEXT, { multiline = false } = 
   const cleaned = value
     .slice(0, max * 4)
     .replace(multiline ? UNSAFE_BUT_NEWLINE : UNSAFE, ' ')
+    .replace(/ {2,}/g, ' ')
     .trim();
   return cleaned.length > max ? `${cleaned.slice(0, max - 1)}…` : cleaned;
 }
