@@ -12,12 +12,16 @@ import { logoutPage, messagePage, pageCsp } from './pages.js';
 
 export const SCOPES = ['openid', 'profile', 'email', 'service.api'];
 
+/** DPoP proof algorithms of the provider and the demo API alike (oidc-provider's defaults). */
+export const DPOP_ALGS = ['ES256', 'Ed25519', 'EdDSA'];
+
 export const ROUTES = {
   authorization: '/connect/authorize',
   token: '/connect/token',
   userinfo: '/connect/userinfo',
   jwks: '/connect/jwks',
   end_session: '/connect/endsession',
+  revocation: '/connect/revocation',
 };
 
 /**
@@ -52,11 +56,12 @@ export function originsOf(uris) {
  * @property {number} accessTokenTtl seconds
  * @property {number} refreshTokenTtl seconds; also bounds the IdP session and the grant
  * @property {string} cookieSuffix makes cookie names unique per server
+ * @property {boolean} dpopNonce require a server-provided nonce in every DPoP proof (RFC 9449 §8)
  */
 
 /** @param {ProviderOptions} options */
 export async function createProvider(options) {
-  const { issuer, authUrl, clientId, redirectUris, accessTokenTtl, refreshTokenTtl, cookieSuffix } = options;
+  const { issuer, authUrl, clientId, redirectUris, accessTokenTtl, refreshTokenTtl, cookieSuffix, dpopNonce } = options;
   const appOrigins = originsOf(redirectUris);
   const csp = pageCsp(appOrigins);
 
@@ -90,11 +95,22 @@ export async function createProvider(options) {
     pkce: { required: () => true }, // S256 is the only method oidc-provider 9 supports
     allowOmittingSingleRegisteredRedirectUri: false,
     routes: ROUTES,
+    enabledJWA: { dPoPSigningAlgValues: DPOP_ALGS },
     features: {
       devInteractions: { enabled: false }, // its login page accepts any password
       resourceIndicators: { enabled: false }, // see the scopes comment above
-      // Tokens must be plain Bearer tokens: the demo API does not verify DPoP proofs.
-      dPoP: { enabled: false },
+      // A token request with a DPoP proof gets a DPoP-bound access token (cnf.jkt), and the
+      // public client's refresh token is bound to the same key; without a proof, plain Bearer.
+      dPoP: {
+        enabled: true,
+        nonceSecret: dpopNonce ? randomBytes(32) : undefined,
+        requireNonce: () => dpopNonce,
+      },
+      revocation: {
+        enabled: true,
+        // A public client can prove nothing but its client_id: it may revoke only its own tokens.
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+      },
       pushedAuthorizationRequests: { enabled: false },
       userinfo: { enabled: true },
       rpInitiatedLogout: {
@@ -165,7 +181,7 @@ export async function createProvider(options) {
       ctx.method === 'OPTIONS' &&
       origin &&
       !appOrigins.has(origin) &&
-      (ctx.path === ROUTES.token || ctx.path === ROUTES.userinfo)
+      [ROUTES.token, ROUTES.userinfo, ROUTES.revocation].includes(ctx.path)
     ) {
       ctx.status = 403;
       return;
