@@ -7,7 +7,7 @@ import Provider from 'oidc-provider';
 // its factory only avoids the "development-only adapter" warning on every start.
 import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
 
-import { findAccount } from './users.js';
+import { findAccount, findUserBySub } from './users.js';
 import { logoutPage, messagePage, pageCsp } from './pages.js';
 
 export const SCOPES = ['openid', 'profile', 'email', 'service.api'];
@@ -116,7 +116,11 @@ export async function createProvider(options) {
       rpInitiatedLogout: {
         enabled: true,
         async logoutSource(ctx, form) {
-          ctx.body = logoutPage({ host: ctx.host, form });
+          ctx.body = logoutPage({
+            clientName: ctx.oidc.client?.clientName,
+            userName: findUserBySub(String(ctx.oidc.session?.accountId))?.name,
+            form,
+          });
         },
         async postLogoutSuccessSource(ctx) {
           ctx.body = messagePage({ title: 'Signed out', message: 'You have been signed out. You can close this page.' });
