@@ -136,7 +136,7 @@ async function readNote(req, base) {
   if (!body) return { error: `the body must be at most ${LIMITS.requestBytes} bytes` };
   let form;
   try {
-    form = await new Request(base, { method: 'POST', headers: { 'Content-Type': type }, body }).formData();
+    form = await new Request(base, { method: 'POST', headers: { 'Content-Type': type }, body: Uint8Array.from(body) }).formData();
   } catch {
     return { error: 'the multipart body could not be parsed' };
   }

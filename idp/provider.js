@@ -12,7 +12,10 @@ import { logoutPage, messagePage, pageCsp } from './pages.js';
 
 export const SCOPES = ['openid', 'profile', 'email', 'service.api'];
 
-/** DPoP proof algorithms of the provider and the demo API alike (oidc-provider's defaults). */
+/**
+ * DPoP proof algorithms of the provider and the demo API alike (oidc-provider's defaults).
+ * @type {('ES256' | 'Ed25519' | 'EdDSA')[]}
+ */
 export const DPOP_ALGS = ['ES256', 'Ed25519', 'EdDSA'];
 
 export const ROUTES = {

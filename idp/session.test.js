@@ -6,7 +6,6 @@ import {
   APP,
   APP_ORIGIN,
   OTHER_ORIGIN,
-  TestBrowser,
   authorize,
   callback,
   exchangeCode,
