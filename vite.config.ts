@@ -62,7 +62,7 @@ export default defineConfig({
         },
       },
       {
-        test: { name: 'idp', environment: 'node', include: ['idp/**/*.test.js'], testTimeout: 30_000 },
+        test: { name: 'idp', environment: 'node', include: ['idp/**/*.test.js', 'scripts/**/*.test.js'], testTimeout: 30_000 },
       },
     ],
   },

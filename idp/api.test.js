@@ -116,6 +116,6 @@ describe('demo API and CORS', () => {
       expect(response.headers.get('access-control-allow-origin'), url).toBeNull();
     }
     const apiResponse = await getWithBearer(api, 'nope', { Origin: APP_ORIGIN });
-    expect(apiResponse.headers.get('access-control-expose-headers')).toBe('WWW-Authenticate');
+    expect(apiResponse.headers.get('access-control-expose-headers')).toBe('WWW-Authenticate, DPoP-Nonce');
   });
 });

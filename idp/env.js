@@ -16,7 +16,19 @@ export function optionsFromEnv(env = process.env) {
     redirectUris: redirectUris(env),
     accessTokenTtl: integer(env, 'IDP_ACCESS_TOKEN_TTL', 300, 1),
     refreshTokenTtl: integer(env, 'IDP_REFRESH_TOKEN_TTL', 86400, 1),
+    dpopNonce: flag(env, 'IDP_DPOP_NONCE'),
   };
+}
+
+/**
+ * @param {NodeJS.ProcessEnv} env
+ * @param {string} name
+ */
+function flag(env, name) {
+  const raw = env[name]?.trim() ?? '';
+  if (raw === '' || raw === '0') return false;
+  if (raw === '1') return true;
+  throw new Error(`${name} must be 1 or 0, got "${raw}"`);
 }
 
 /**

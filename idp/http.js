@@ -13,6 +13,24 @@ export function pathOf(target) {
 }
 
 /**
+ * Reads a request body up to a size cap.
+ * @param {import('node:http').IncomingMessage} req
+ * @param {number} maxBytes
+ * @returns {Promise<Buffer | undefined>} undefined when the body is larger
+ */
+export async function readBody(req, maxBytes) {
+  if (Number(req.headers['content-length']) > maxBytes) return undefined;
+  let size = 0;
+  const chunks = [];
+  for await (const chunk of req) {
+    size += chunk.length;
+    if (size > maxBytes) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
  * Reads an application/x-www-form-urlencoded body.
  * @param {import('node:http').IncomingMessage} req
  * @returns {Promise<URLSearchParams | undefined>} undefined when the body is not a form or too large
@@ -20,14 +38,8 @@ export function pathOf(target) {
 export async function readForm(req) {
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') return undefined;
-  let size = 0;
-  const chunks = [];
-  for await (const chunk of req) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) return undefined;
-    chunks.push(chunk);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  const body = await readBody(req, MAX_FORM_BYTES);
+  return body && new URLSearchParams(body.toString('utf8'));
 }
 
 /**

@@ -143,15 +143,19 @@ ${details ? `<p class="muted"><code>${escapeHtml(details)}</code></p>` : ''}`,
 }
 
 /**
- * Logout confirmation. `form` is oidc-provider's own hidden form (action and
- * xsrf token, already escaped by the provider); the buttons submit it.
- * @param {{ host: string, form: string }} options
+ * Logout confirmation (RP-Initiated Logout). `form` is oidc-provider's own
+ * hidden form (action and xsrf token, already escaped by the provider); the
+ * buttons submit it, so the page needs no script. "Stay signed in" submits
+ * without logout=yes: the provider keeps the session and still returns to the app.
+ * @param {{ clientName?: string, userName?: string, form: string }} options
  */
-export function logoutPage({ host, form }) {
+export function logoutPage({ clientName, userName, form }) {
+  const from = clientName ? ` (you came from ${escapeHtml(clientName)})` : '';
   return layout({
     title: 'Sign out',
     body: `<h1>Sign out?</h1>
-<p>Do you want to sign out of ${escapeHtml(host)}?</p>
+<p>Do you want to sign out of the demo identity provider${from}?</p>
+${userName ? `<p class="muted">Signed in as ${escapeHtml(userName)}</p>` : ''}
 ${form}
 <div class="actions">
 <button type="submit" form="op.logoutForm">Stay signed in</button>

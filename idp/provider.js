@@ -7,10 +7,16 @@ import Provider from 'oidc-provider';
 // its factory only avoids the "development-only adapter" warning on every start.
 import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
 
-import { findAccount } from './users.js';
+import { findAccount, findUserBySub } from './users.js';
 import { logoutPage, messagePage, pageCsp } from './pages.js';
 
 export const SCOPES = ['openid', 'profile', 'email', 'service.api'];
+
+/**
+ * DPoP proof algorithms of the provider and the demo API alike (oidc-provider's defaults).
+ * @type {('ES256' | 'Ed25519' | 'EdDSA')[]}
+ */
+export const DPOP_ALGS = ['ES256', 'Ed25519', 'EdDSA'];
 
 export const ROUTES = {
   authorization: '/connect/authorize',
@@ -18,6 +24,7 @@ export const ROUTES = {
   userinfo: '/connect/userinfo',
   jwks: '/connect/jwks',
   end_session: '/connect/endsession',
+  revocation: '/connect/revocation',
 };
 
 /**
@@ -52,11 +59,12 @@ export function originsOf(uris) {
  * @property {number} accessTokenTtl seconds
  * @property {number} refreshTokenTtl seconds; also bounds the IdP session and the grant
  * @property {string} cookieSuffix makes cookie names unique per server
+ * @property {boolean} dpopNonce require a server-provided nonce in every DPoP proof (RFC 9449 §8)
  */
 
 /** @param {ProviderOptions} options */
 export async function createProvider(options) {
-  const { issuer, authUrl, clientId, redirectUris, accessTokenTtl, refreshTokenTtl, cookieSuffix } = options;
+  const { issuer, authUrl, clientId, redirectUris, accessTokenTtl, refreshTokenTtl, cookieSuffix, dpopNonce } = options;
   const appOrigins = originsOf(redirectUris);
   const csp = pageCsp(appOrigins);
 
@@ -90,17 +98,32 @@ export async function createProvider(options) {
     pkce: { required: () => true }, // S256 is the only method oidc-provider 9 supports
     allowOmittingSingleRegisteredRedirectUri: false,
     routes: ROUTES,
+    enabledJWA: { dPoPSigningAlgValues: DPOP_ALGS },
     features: {
       devInteractions: { enabled: false }, // its login page accepts any password
       resourceIndicators: { enabled: false }, // see the scopes comment above
-      // Tokens must be plain Bearer tokens: the demo API does not verify DPoP proofs.
-      dPoP: { enabled: false },
+      // A token request with a DPoP proof gets a DPoP-bound access token (cnf.jkt), and the
+      // public client's refresh token is bound to the same key; without a proof, plain Bearer.
+      dPoP: {
+        enabled: true,
+        nonceSecret: dpopNonce ? randomBytes(32) : undefined,
+        requireNonce: () => dpopNonce,
+      },
+      revocation: {
+        enabled: true,
+        // A public client can prove nothing but its client_id: it may revoke only its own tokens.
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+      },
       pushedAuthorizationRequests: { enabled: false },
       userinfo: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
         async logoutSource(ctx, form) {
-          ctx.body = logoutPage({ host: ctx.host, form });
+          ctx.body = logoutPage({
+            clientName: ctx.oidc.client?.clientName,
+            userName: findUserBySub(String(ctx.oidc.session?.accountId))?.name,
+            form,
+          });
         },
         async postLogoutSuccessSource(ctx) {
           ctx.body = messagePage({ title: 'Signed out', message: 'You have been signed out. You can close this page.' });
@@ -165,7 +188,7 @@ export async function createProvider(options) {
       ctx.method === 'OPTIONS' &&
       origin &&
       !appOrigins.has(origin) &&
-      (ctx.path === ROUTES.token || ctx.path === ROUTES.userinfo)
+      [ROUTES.token, ROUTES.userinfo, ROUTES.revocation].includes(ctx.path)
     ) {
       ctx.status = 403;
       return;

@@ -28,6 +28,7 @@ export const DEFAULT_REDIRECT_URIS = Object.freeze([
  * @property {string[]} [redirectUris] the app URLs, e.g. ['http://localhost:5173/']
  * @property {number} [accessTokenTtl] seconds, default 300
  * @property {number} [refreshTokenTtl] seconds, default 86400; also how long the IdP session lasts
+ * @property {boolean} [dpopNonce] default false; the provider and the demo API then require a DPoP nonce in every proof
  * @property {boolean} [quiet] do not print the banner
  */
 
@@ -35,7 +36,7 @@ export const DEFAULT_REDIRECT_URIS = Object.freeze([
  * @typedef {object} Idp
  * @property {string} accountUrl http://localhost:PORT (issuer, authorize, token)
  * @property {string} authUrl http://127.0.0.1:PORT (userinfo)
- * @property {string} apiUrl http://127.0.0.1:PORT (GET /api/greeting)
+ * @property {string} apiUrl http://127.0.0.1:PORT (/api/greeting, /api/notes)
  * @property {string} issuer same as accountUrl
  * @property {string} clientId
  * @property {{ username: string, password: string, name: string, email: string }[]} users
@@ -56,6 +57,7 @@ export async function startIdp(options = {}) {
     redirectUris = [...DEFAULT_REDIRECT_URIS],
     accessTokenTtl = 300,
     refreshTokenTtl = 86400,
+    dpopNonce = false,
     quiet = false,
   } = options;
   // accountUrl says "localhost", which always reaches 127.0.0.1.
@@ -111,6 +113,7 @@ export async function startIdp(options = {}) {
       accessTokenTtl,
       refreshTokenTtl,
       cookieSuffix: String(ports[0]),
+      dpopNonce,
     });
   } catch (error) {
     await close();
@@ -127,25 +130,26 @@ export async function startIdp(options = {}) {
     return callback(req, res);
   };
   handlers.auth = (req, res) => (pathOf(req.url) === ROUTES.userinfo ? callback(req, res) : sendNotFound(res));
-  handlers.api = createApiHandler(provider, { allowedOrigins: originsOf(redirectUris) });
+  handlers.api = createApiHandler(provider, { apiUrl, allowedOrigins: originsOf(redirectUris), dpopNonce });
 
   const users = DEMO_USERS.map(({ username, password, name, email }) => ({ username, password, name, email }));
-  if (!quiet) printBanner({ accountUrl, authUrl, apiUrl, clientId, redirectUris, users });
+  if (!quiet) printBanner({ accountUrl, authUrl, apiUrl, clientId, redirectUris, users, dpopNonce });
 
   return { accountUrl, authUrl, apiUrl, issuer: accountUrl, clientId, users, close };
 }
 
 /**
  * @param {{ accountUrl: string, authUrl: string, apiUrl: string, clientId: string,
- *   redirectUris: string[], users: { username: string, password: string }[] }} info
+ *   redirectUris: string[], users: { username: string, password: string }[], dpopNonce: boolean }} info
  */
-function printBanner({ accountUrl, authUrl, apiUrl, clientId, redirectUris, users }) {
+function printBanner({ accountUrl, authUrl, apiUrl, clientId, redirectUris, users, dpopNonce }) {
   console.log(
     [
       'Local identity provider (development only) is running:',
-      `  issuer / account  ${accountUrl}  (${ROUTES.authorization}, ${ROUTES.token})`,
+      `  issuer / account  ${accountUrl}  (${ROUTES.authorization}, ${ROUTES.token}, ${ROUTES.revocation}, ${ROUTES.end_session})`,
       `  auth (userinfo)   ${authUrl}${ROUTES.userinfo}`,
-      `  demo API          ${apiUrl}/api/greeting`,
+      `  demo API          ${apiUrl}/api/greeting, ${apiUrl}/api/notes`,
+      `  DPoP nonces       ${dpopNonce ? 'required' : 'off'}`,
       `  client            ${clientId} -> ${redirectUris.join(', ')}`,
       `  demo users        ${users.map((u) => `${u.username} / ${u.password}`).join(',  ')}`,
     ].join('\n'),

@@ -78,6 +78,9 @@ describe('local identity provider', () => {
       userinfo_endpoint: `${idp.authUrl}/connect/userinfo`,
       jwks_uri: `${idp.accountUrl}/connect/jwks`,
       end_session_endpoint: `${idp.accountUrl}/connect/endsession`,
+      revocation_endpoint: `${idp.accountUrl}/connect/revocation`,
+      scopes_supported: ['openid', 'profile', 'email', 'service.api'],
+      dpop_signing_alg_values_supported: ['ES256', 'Ed25519', 'EdDSA'],
       authorization_response_iss_parameter_supported: true,
       code_challenge_methods_supported: ['S256'],
     });

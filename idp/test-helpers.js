@@ -2,8 +2,9 @@
 // the provider with fetch — a cookie jar (per host name, like browsers: cookies
 // ignore ports) and redirects followed by hand so the app's callback URL can be
 // captured instead of fetched — plus the protocol steps of a sign-in.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { expect, onTestFinished } from 'vitest';
 
 import { startIdp } from './server.js';
@@ -189,11 +190,12 @@ export async function signIn(
  * @param {Idp} idp
  * @param {Record<string, string>} params
  * @param {string} [origin]
+ * @param {Record<string, string>} [headers]
  */
-export function tokenRequest(idp, params, origin = APP_ORIGIN) {
+export function tokenRequest(idp, params, origin = APP_ORIGIN, headers = {}) {
   return fetch(new URL('/connect/token', idp.accountUrl), {
     method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin },
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin, ...headers },
     body: new URLSearchParams({ client_id: idp.clientId, ...params }),
   });
 }
@@ -202,16 +204,56 @@ export function tokenRequest(idp, params, origin = APP_ORIGIN) {
  * @param {Idp} idp
  * @param {URL} done
  * @param {string} verifier
+ * @param {Record<string, string>} [headers] e.g. a DPoP proof
  */
-export async function exchangeCode(idp, done, verifier) {
-  const response = await tokenRequest(idp, {
-    grant_type: 'authorization_code',
-    code: String(done.searchParams.get('code')),
-    redirect_uri: APP,
-    code_verifier: verifier,
-  });
+export async function exchangeCode(idp, done, verifier, headers = {}) {
+  const response = await tokenRequest(
+    idp,
+    {
+      grant_type: 'authorization_code',
+      code: String(done.searchParams.get('code')),
+      redirect_uri: APP,
+      code_verifier: verifier,
+    },
+    APP_ORIGIN,
+    headers,
+  );
   expect(response.status).toBe(200);
   return /** @type {Record<string, any>} */ (await response.json());
+}
+
+/** A fresh DPoP key pair, as a browser client would keep it (non-extractable is the client's business). */
+export function dpopKey() {
+  return generateKeyPair('ES256');
+}
+
+/**
+ * A DPoP proof JWT (RFC 9449 §4.2) signed with `key`.
+ * @param {Awaited<ReturnType<typeof dpopKey>>} key
+ * @param {{ htm: string, htu: string, accessToken?: string, nonce?: string, iat?: number, jti?: string, ath?: string }} claims
+ */
+export async function dpopProof(
+  key,
+  { htm, htu, accessToken, nonce, iat = Math.floor(Date.now() / 1000), jti = randomUUID(), ath },
+) {
+  const jwk = await exportJWK(key.publicKey);
+  const hash = accessToken === undefined ? undefined : createHash('sha256').update(accessToken).digest('base64url');
+  return new SignJWT({ htm, htu, jti, ...((ath ?? hash) ? { ath: ath ?? hash } : {}), ...(nonce ? { nonce } : {}) })
+    .setProtectedHeader({ typ: 'dpop+jwt', alg: 'ES256', jwk })
+    .setIssuedAt(iat)
+    .sign(key.privateKey);
+}
+
+/**
+ * Signs in as alice and exchanges the code with a DPoP proof of `key`.
+ * @param {Idp} idp
+ * @param {Awaited<ReturnType<typeof dpopKey>>} key
+ * @param {{ username?: string, password?: string }} [options]
+ */
+export async function signInWithDpop(idp, key, options = {}) {
+  const { callback: done, verifier } = await signIn(idp, options);
+  const proof = await dpopProof(key, { htm: 'POST', htu: `${idp.accountUrl}/connect/token` });
+  return exchangeCode(idp, done, verifier, { DPoP: proof });
 }
 
 /** @param {string} url @param {string | undefined} token @param {Record<string, string>} [headers] */

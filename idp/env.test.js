@@ -1,0 +1,13 @@
+// IDP_* environment variables -> startIdp options.
+import { describe, expect, test } from 'vitest';
+
+import { optionsFromEnv } from './env.js';
+
+describe('optionsFromEnv', () => {
+  test('IDP_DPOP_NONCE switches DPoP nonces on; default off; other values are refused', () => {
+    expect(optionsFromEnv({}).dpopNonce).toBe(false);
+    expect(optionsFromEnv({ IDP_DPOP_NONCE: '0' }).dpopNonce).toBe(false);
+    expect(optionsFromEnv({ IDP_DPOP_NONCE: ' 1 ' }).dpopNonce).toBe(true);
+    expect(() => optionsFromEnv({ IDP_DPOP_NONCE: 'yes' })).toThrow('IDP_DPOP_NONCE must be 1 or 0, got "yes"');
+  });
+});

@@ -1,0 +1,149 @@
+// Compares a deployment's config.json with what its identity provider announces in
+// {accountUrl}/.well-known/openid-configuration, one line per check:
+//   npm run check-config -- path/to/config.json
+// Exit code 0: all agree; 1: a mismatch; 2: config.json or the discovery document unusable.
+import { readFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+
+const DEFAULT_SCOPE = 'openid profile email service.api';
+/** The app signs DPoP proofs with ES256 (WebCrypto ECDSA P-256). */
+const DPOP_ALG = 'ES256';
+/** Discovery documents are small; a bigger answer is not one. */
+const MAX_DOCUMENT_BYTES = 512 * 1024;
+
+/**
+ * @typedef {object} CheckResult
+ * @property {'ok' | 'mismatch' | 'error'} status
+ * @property {string[]} lines one per check, or the one reason the checks could not run
+ */
+
+/** Like the app (src/config.ts): base URLs lose their trailing slashes before paths are appended. */
+const base = (/** @type {string} */ url) => new URL(url).href.replace(/\/+$/, '');
+
+/** Endpoint URLs compare after URL normalisation (default port, case of scheme and host). */
+const sameUrl = (/** @type {unknown} */ a, /** @type {unknown} */ b) =>
+  typeof a === 'string' && typeof b === 'string' && URL.parse(a)?.href === URL.parse(b)?.href;
+
+/**
+ * Fetches the discovery document; a failure is the reason, as text.
+ * @param {string} url
+ * @param {number} timeoutMs
+ * @returns {Promise<Record<string, unknown> | string>}
+ */
+async function fetchDocument(url, timeoutMs) {
+  let response;
+  try {
+    response = await fetch(url, {
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'error',
+      headers: { Accept: 'application/json' },
+    });
+  } catch (error) {
+    return error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : 'unreachable';
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    return `HTTP ${response.status}, not a discovery document`;
+  }
+  const text = await response.text();
+  if (text.length > MAX_DOCUMENT_BYTES) return `more than ${MAX_DOCUMENT_BYTES} bytes, not a discovery document`;
+  try {
+    const document = JSON.parse(text);
+    if (document && typeof document === 'object' && !Array.isArray(document)) return document;
+  } catch {
+    // Reported below.
+  }
+  return 'not a JSON object';
+}
+
+/**
+ * Runs every check of `config` (a parsed config.json) against its provider.
+ * @param {Record<string, unknown>} config
+ * @param {{ timeoutMs?: number }} [options]
+ * @returns {Promise<CheckResult>}
+ */
+export async function checkConfig(config, { timeoutMs = 10_000 } = {}) {
+  for (const key of ['accountUrl', 'authUrl']) {
+    if (typeof config[key] !== 'string' || !URL.canParse(config[key])) {
+      return { status: 'error', lines: [`ERROR config.json: ${key} must be an absolute URL`] };
+    }
+  }
+  const accountUrl = base(/** @type {string} */ (config.accountUrl));
+  const authUrl = base(/** @type {string} */ (config.authUrl));
+  const discoveryUrl = `${accountUrl}/.well-known/openid-configuration`;
+  const document = await fetchDocument(discoveryUrl, timeoutMs);
+  if (typeof document === 'string') return { status: 'error', lines: [`ERROR ${discoveryUrl}: ${document}`] };
+
+  /** @type {string[]} */
+  const lines = [];
+  let mismatch = false;
+  /** @param {boolean} ok @param {string} name @param {unknown} expected @param {unknown} actual */
+  const report = (ok, name, expected, actual) => {
+    const show = (/** @type {unknown} */ value) => (value === undefined ? '(absent)' : JSON.stringify(value));
+    lines.push(ok ? `ok  ${name} ${show(actual)}` : `MISMATCH ${name}: config ${show(expected)} provider ${show(actual)}`);
+    mismatch ||= !ok;
+  };
+  const list = (/** @type {unknown} */ value) => (Array.isArray(value) ? value : undefined);
+
+  // An issuer identifier is compared verbatim (RFC 8414 §3.3), endpoints as URLs.
+  const issuer = typeof config.issuer === 'string' ? config.issuer : accountUrl;
+  report(document.issuer === issuer, 'issuer', issuer, document.issuer);
+  for (const [name, expected] of [
+    ['authorization_endpoint', `${accountUrl}/connect/authorize`],
+    ['token_endpoint', `${accountUrl}/connect/token`],
+    ['userinfo_endpoint', `${authUrl}/connect/userinfo`],
+  ]) {
+    report(sameUrl(document[name], expected), name, expected, document[name]);
+  }
+  for (const [name, key] of [
+    ['end_session_endpoint', 'endSessionUrl'],
+    ['revocation_endpoint', 'revocationUrl'],
+  ]) {
+    if (config[key] !== undefined) report(sameUrl(document[name], config[key]), `${name} (${key})`, config[key], document[name]);
+  }
+
+  const methods = list(document.code_challenge_methods_supported);
+  report(methods?.includes('S256') ?? false, 'code_challenge_methods_supported has S256', 'S256', methods);
+
+  const scopesSupported = list(document.scopes_supported);
+  const scope = typeof config.scope === 'string' ? config.scope : DEFAULT_SCOPE;
+  if (scopesSupported) {
+    for (const wanted of scope.trim().split(/\s+/)) {
+      report(scopesSupported.includes(wanted), `scopes_supported has ${wanted}`, wanted, scopesSupported);
+    }
+  } else {
+    lines.push('ok  scopes_supported not announced; scopes not checked');
+  }
+
+  if (config.dpop === true) {
+    const algs = list(document.dpop_signing_alg_values_supported);
+    report(algs?.includes(DPOP_ALG) ?? false, `dpop_signing_alg_values_supported has ${DPOP_ALG}`, DPOP_ALG, algs);
+  }
+
+  return { status: mismatch ? 'mismatch' : 'ok', lines };
+}
+
+/**
+ * The command line: reads the config file, prints the lines, returns the exit code.
+ * @param {string} path
+ */
+export async function main(path) {
+  let config;
+  try {
+    config = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    console.error(`ERROR cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    return 2;
+  }
+  if (!config || typeof config !== 'object' || Array.isArray(config)) {
+    console.error(`ERROR ${path} must hold a JSON object`);
+    return 2;
+  }
+  const { status, lines } = await checkConfig(config);
+  for (const line of lines) (status === 'error' ? console.error : console.log)(line);
+  return { ok: 0, mismatch: 1, error: 2 }[status];
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.exitCode = await main(process.argv[2] ?? 'public/config.json');
+}
