@@ -52,6 +52,10 @@ export default defineConfig({
       {
         test: { name: 'idp', environment: 'node', include: ['idp/**/*.test.js'], testTimeout: 30_000 },
       },
+      {
+        // Node-side tooling: header generation and the benchmark's latency proxy.
+        test: { name: 'tools', environment: 'node', include: ['scripts/**/*.test.js', 'tests/bench/**/*.test.ts'] },
+      },
     ],
   },
 });
