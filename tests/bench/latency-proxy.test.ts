@@ -21,10 +21,14 @@ async function proxy(rttMs: number, handshakeRoundTrips: number): Promise<Latenc
 /** A loopback server; `onSocket` decides what it does with each connection. */
 async function server(onSocket: (socket: Socket) => void): Promise<number> {
   // Half-open, so a server can still answer after the client finished sending.
-  const s: Server = createServer({ allowHalfOpen: true }, onSocket);
+  const sockets = new Set<Socket>();
+  const s: Server = createServer({ allowHalfOpen: true }, (socket) => {
+    sockets.add(socket);
+    onSocket(socket);
+  });
   s.listen(0, '127.0.0.1');
   await once(s, 'listening');
-  cleanups.push(() => new Promise<void>((resolve) => (s.closeAllConnections?.(), s.close(() => resolve()))));
+  cleanups.push(() => new Promise<void>((resolve) => (sockets.forEach((socket) => socket.destroy()), s.close(() => resolve()))));
   return (s.address() as AddressInfo).port;
 }
 
@@ -42,7 +46,7 @@ async function read(socket: Socket, n: number): Promise<Buffer> {
   return data.subarray(0, n);
 }
 
-type Address = { domain: string } | { ipv4: number[] } | { ipv6: number[] };
+type Address = { domain: string } | { ipv4: readonly number[] } | { ipv6: readonly number[] };
 
 function addressBytes(address: Address): Buffer {
   if ('domain' in address) return Buffer.from([0x03, address.domain.length, ...Buffer.from(address.domain)]);
