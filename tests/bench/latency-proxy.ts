@@ -73,7 +73,8 @@ function reply(socket: Socket, code: number): void {
 
 /**
  * Forwards everything `from` sends into `to`, each chunk `delayMs` after it arrived, in order, end of
- * stream included. One timer at a time, so the order never depends on how timers break ties.
+ * stream included. One timer at a time, so the order never depends on how timers break ties. No
+ * backpressure: the app's responses are small enough to sit in memory.
  */
 function delayedPipe(from: Socket, to: Socket, delayMs: number, timers: Set<NodeJS.Timeout>): void {
   const queue: { due: number; chunk: Buffer | null }[] = [];

@@ -14,6 +14,8 @@ export interface WaterfallRow {
   /** undefined when no response timing came (cache, failure). */
   newConnection?: boolean;
   connectionId?: number;
+  /** Served from the HTTP cache: no network at all. */
+  fromCache?: boolean;
 }
 
 export interface WaterfallRecorder {
@@ -62,6 +64,10 @@ export async function recordWaterfall(cdp: CDPSession): Promise<WaterfallRecorde
     const row = current.get(event.requestId);
     if (row) applyResponse(row, event.response);
   });
+  cdp.on('Network.requestServedFromCache', (event) => {
+    const row = current.get(event.requestId);
+    if (row) row.fromCache = true;
+  });
   cdp.on('Network.loadingFinished', (event) => finish(event.requestId, event.timestamp));
   cdp.on('Network.loadingFailed', (event) => finish(event.requestId, event.timestamp));
   await cdp.send('Network.enable');
@@ -86,7 +92,7 @@ export function shortUrl(href: string): string {
 function predecessor(rows: WaterfallRow[], index: number): number | undefined {
   let best: number | undefined;
   rows.forEach((other, i) => {
-    if (i === index || other.end === undefined || other.end > rows[index].start) return;
+    if (i === index || other.fromCache || other.end === undefined || other.end > rows[index].start) return;
     if (best === undefined || other.end > (rows[best].end ?? 0)) best = i;
   });
   return best;
@@ -101,12 +107,12 @@ export function formatWaterfall(rows: WaterfallRow[], zero: number): string {
       `#${i + 1}`.padStart(3),
       `${ms(row.start)}→${ms(row.end)}`.padStart(11),
       row.method.padEnd(7),
-      row.type.padEnd(9),
+      row.type.padEnd(10),
       String(row.status ?? '-').padEnd(4),
-      (row.newConnection === undefined ? '-' : row.newConnection ? 'yes' : 'no').padEnd(5),
+      (row.fromCache ? 'cache' : row.newConnection === undefined ? '-' : row.newConnection ? 'yes' : 'no').padEnd(5),
       (after === undefined ? '' : `after #${after + 1}`).padEnd(10),
       shortUrl(row.url),
     ].join(' ');
   });
-  return [`  #    start→end ms method  type      code new   sequence   url`, ...lines.map((l) => ' ' + l)].join('\n');
+  return [`  #    start→end ms method  type       code new   sequence   url`, ...lines.map((l) => ' ' + l)].join('\n');
 }
