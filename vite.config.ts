@@ -62,7 +62,11 @@ export default defineConfig({
         },
       },
       {
-        test: { name: 'idp', environment: 'node', include: ['idp/**/*.test.js', 'scripts/**/*.test.js'], testTimeout: 30_000 },
+        test: { name: 'idp', environment: 'node', include: ['idp/**/*.test.js'], testTimeout: 30_000 },
+      },
+      {
+        // Node-side tooling: headers, config check (against a real local provider) and the benchmark's latency proxy.
+        test: { name: 'tools', environment: 'node', include: ['scripts/**/*.test.js', 'tests/bench/**/*.test.ts'], testTimeout: 30_000 },
       },
     ],
   },
