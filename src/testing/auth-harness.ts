@@ -1,22 +1,27 @@
 // Test-only: fresh, isolated auth instances ("tabs") over the fake identity service, one world per test.
-import { afterEach, beforeEach, vi, type MockInstance } from 'vitest';
-import { get, writable, type Writable } from 'svelte/store';
-import type { AppConfig } from '../config';
-import { createAuth, INITIAL_STATE, takeCallbackResponse, type Auth, type SessionState } from '../lib/auth/session';
+// Each tab gets a browser port of its own: happy-dom's location, history and storage (shared by the
+// tabs of a test, like one browser), a fake broadcast channel, and spies where the app navigates.
+import { afterEach, beforeEach, vi } from 'vitest';
+import { authOptions, type AppConfig } from '../config';
+import { createAuth, takeCallbackResponse, type Auth, type BrowserPort, type SessionState } from '../lib/auth';
 import { APP_URL, FakeBroadcastChannel, FakeIdp, setPageUrl, testConfig } from './fake-idp';
 
 export interface Tab {
   auth: Auth;
-  store: Writable<SessionState>;
+  /** The app routes the auth instance showed (the router's replace()). */
   navigate: ReturnType<typeof vi.fn<(route: string) => void>>;
   readonly state: SessionState;
 }
 
 export interface Harness {
   idp: FakeIdp;
-  /** location.assign, where the app sends the browser to the identity service. */
-  assign: MockInstance<(url: string | URL) => void>;
+  /** Top-level navigations the app started (to the identity service): the URL and whether it replaced the entry. */
+  assign: ReturnType<typeof vi.fn<(url: string, replace?: boolean) => void>>;
   config: AppConfig;
+  /** What the next tab's port says about how the page was loaded. */
+  reloaded: boolean;
+  /** A browser port over happy-dom with a fake channel; `navigate` is the tab's spy. */
+  port(navigate?: (route: string) => void): BrowserPort;
   /** A new page load of the app (memory empty, storage shared with the other tabs of this test). */
   newTab(config?: AppConfig): Tab;
   /** The URL of the last top-level navigation the app started. */
@@ -40,30 +45,49 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
     localStorage.clear();
     sessionStorage.clear();
     FakeBroadcastChannel.reset();
-    vi.stubGlobal('BroadcastChannel', FakeBroadcastChannel);
     h.idp = new FakeIdp().install();
-    h.assign = vi.spyOn(location, 'assign').mockImplementation(() => {}) as Harness['assign'];
+    h.assign = vi.fn<(url: string, replace?: boolean) => void>();
     h.config = testConfig(configOverrides);
+    h.reloaded = false;
   });
 
   afterEach(() => {
-    // Drop every tab's tokens and timers so nothing of this test acts during the next one.
-    for (const tab of tabs) tab.auth.signOut();
+    // Drop every tab's tokens, timers and listeners so nothing of this test acts during the next one.
+    for (const tab of tabs) tab.auth.destroy();
     tabs = [];
     FakeBroadcastChannel.reset();
     vi.useRealTimers();
     vi.unstubAllGlobals();
   });
 
+  h.port = (navigate = () => {}) => {
+    const reloaded = h.reloaded;
+    return {
+      url: () => location.href,
+      go: (url, replace) => h.assign(url, replace),
+      rewrite: (url) => history.replaceState(history.state, '', url),
+      navigate,
+      session: sessionStorage,
+      local: localStorage,
+      channel: new FakeBroadcastChannel('auth'),
+      now: () => Date.now(),
+      reloaded: () => reloaded,
+      listen(type, listener) {
+        const target = type === 'visibilitychange' ? document : window;
+        target.addEventListener(type, listener);
+        return () => target.removeEventListener(type, listener);
+      },
+    };
+  };
+
   h.newTab = (config = h.config) => {
-    const store = writable<SessionState>(INITIAL_STATE);
     const navigate = vi.fn<(route: string) => void>();
+    const auth = createAuth({ ...authOptions(config), browser: h.port(navigate) });
     const tab: Tab = {
-      auth: createAuth(config, store, navigate),
-      store,
+      auth,
       navigate,
       get state() {
-        return get(store);
+        return auth.session.current;
       },
     };
     tabs.push(tab);
@@ -88,9 +112,8 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
 
   h.loadAt = async (url, config) => {
     setPageUrl(url);
-    const response = takeCallbackResponse();
     const tab = h.newTab(config);
-    await tab.auth.start(response);
+    await tab.auth.start(takeCallbackResponse(h.port()));
     return tab;
   };
 

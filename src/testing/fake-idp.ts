@@ -3,6 +3,7 @@
 // interface spec says, and records every request so tests can assert what was sent, and what was not.
 import { vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
+import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
 import { parseConfig, type AppConfig } from '../config';
 
 export const APP_URL = 'http://localhost:5173/';
@@ -14,6 +15,8 @@ export const CLIENT_ID = 'demo-spa';
 export const TOKEN_URL = `${ACCOUNT_URL}/connect/token`;
 export const AUTHORIZE_URL = `${ACCOUNT_URL}/connect/authorize`;
 export const USERINFO_URL = `${AUTH_URL}/connect/userinfo`;
+export const REVOCATION_URL = `${ACCOUNT_URL}/connect/revocation`;
+export const END_SESSION_URL = `${ACCOUNT_URL}/connect/endsession`;
 
 /** The dev configuration of the interface, through the real validator. */
 export function testConfig(overrides: Record<string, unknown> = {}): AppConfig {
@@ -111,6 +114,12 @@ export class FakeIdp {
   refreshTokens = false;
   /** Access tokens the resource servers accept. */
   readonly validAccessTokens = new Set<string>();
+  /** DPoP (RFC 9449): token requests with a proof get tokens bound to its key (token_type DPoP). */
+  dpop = false;
+  /** When set, DPoP proofs must carry this nonce; without it the servers answer use_dpop_nonce. */
+  dpopNonce: string | undefined;
+  /** The key thumbprint each bound access token (and refresh token) is bound to. */
+  readonly boundTo = new Map<string, string>();
   /** Every token response body the default token endpoint issued, in order. */
   readonly issued: Record<string, unknown>[] = [];
   /** The one refresh token the token endpoint accepts next (rotation: each use replaces it). */
@@ -119,6 +128,7 @@ export class FakeIdp {
   token?: Override;
   userinfo?: Override;
   api?: Override;
+  revocation?: Override;
   private readonly codes = new Map<string, IssuedCode>();
   private readonly subjects = new Map<string, string>();
   private serial = 0;
@@ -206,15 +216,61 @@ export class FakeIdp {
     if (path === TOKEN_URL && request.method === 'POST') return answer(this.token, this.defaultToken);
     if (path === USERINFO_URL) return answer(this.userinfo, this.defaultUserinfo);
     if (path === API_URL) return answer(this.api, this.defaultApi);
+    if (path === REVOCATION_URL && request.method === 'POST') return answer(this.revocation, this.defaultRevocation);
     // Anything else is a host this test world does not have.
     throw new TypeError('Failed to fetch');
   }
 
-  private readonly defaultToken = async ({ form }: RecordedRequest): Promise<Response> => {
+  /** RFC 7009: the token stops working; 200 whether or not it was known (§2.2). */
+  private readonly defaultRevocation = ({ form }: RecordedRequest): Response => {
+    const token = form.get('token');
+    if (token === this.currentRefreshToken) this.currentRefreshToken = undefined;
+    if (token) this.validAccessTokens.delete(token);
+    return new Response(null, { status: 200 });
+  };
+
+  /** The thumbprint of a valid proof's key, undefined without one; throws the nonce answer when one is due. */
+  private async proofKey(request: RecordedRequest, accessToken?: string): Promise<string | undefined> {
+    const proof = request.headers.get('dpop');
+    if (!proof) return undefined;
+    const header = decodeProtectedHeader(proof);
+    const claims = decodeJwt(proof);
+    const url = new URL(request.url);
+    const ath = accessToken && oauth.calculatePKCECodeChallenge(accessToken);
+    const valid =
+      header.typ === 'dpop+jwt' &&
+      header.alg === 'ES256' &&
+      claims.htm === request.method &&
+      claims.htu === url.origin + url.pathname &&
+      (!ath || claims.ath === (await ath));
+    if (!valid) throw json({ error: 'invalid_dpop_proof' }, 400);
+    if (this.dpopNonce && claims.nonce !== this.dpopNonce) throw new DpopNonceDue(this.dpopNonce);
+    return calculateJwkThumbprint(header.jwk as JWK);
+  }
+
+  private readonly defaultToken = async (request: RecordedRequest): Promise<Response> => {
+    const { form } = request;
+    let key: string | undefined;
+    try {
+      key = await this.proofKey(request);
+    } catch (answer) {
+      if (!(answer instanceof DpopNonceDue)) return answer as Response;
+      return json({ error: 'use_dpop_nonce' }, 400, { 'dpop-nonce': answer.nonce });
+    }
+    const bind = (body: Record<string, unknown>) => {
+      if (!this.dpop || !key) return json(body);
+      body.token_type = 'DPoP';
+      this.boundTo.set(body.access_token as string, key);
+      if (body.refresh_token) this.boundTo.set(body.refresh_token as string, key);
+      return json(body);
+    };
     const invalidGrant = json({ error: 'invalid_grant' }, 400);
     if (form.get('grant_type') === 'refresh_token') {
-      if (!this.currentRefreshToken || form.get('refresh_token') !== this.currentRefreshToken) return invalidGrant;
-      return json(this.issue(this.user.sub, undefined, false));
+      const refreshToken = form.get('refresh_token') ?? '';
+      if (!this.currentRefreshToken || refreshToken !== this.currentRefreshToken) return invalidGrant;
+      const boundKey = this.boundTo.get(refreshToken);
+      if (boundKey && boundKey !== key) return invalidGrant;
+      return bind(this.issue(this.user.sub, undefined, false));
     }
     const code = form.get('code') ?? '';
     const issued = this.codes.get(code);
@@ -225,19 +281,42 @@ export class FakeIdp {
     if (!pkceOk || form.get('redirect_uri') !== issued.redirectUri || form.get('client_id') !== issued.clientId) {
       return invalidGrant;
     }
-    return json(this.issue(this.subjects.get(code)!, issued.nonce, issued.scope.split(' ').includes('openid')));
+    return bind(this.issue(this.subjects.get(code)!, issued.nonce, issued.scope.split(' ').includes('openid')));
   };
 
-  private bearer(request: RecordedRequest): string | undefined {
-    const token = request.headers.get('authorization')?.match(/^Bearer (.+)$/)?.[1];
-    return token && this.validAccessTokens.has(token) ? token : undefined;
+  /** Whether the request carries a valid token: Bearer for unbound ones, DPoP with a proof of its key for bound ones. */
+  private async authorized(request: RecordedRequest): Promise<Response | true> {
+    const [, scheme, token] = request.headers.get('authorization')?.match(/^(Bearer|DPoP) (.+)$/) ?? [];
+    if (!token || !this.validAccessTokens.has(token)) return challenge(401, 'invalid_token');
+    const bound = this.boundTo.get(token);
+    if (!bound) return scheme === 'Bearer' || challenge(401, 'invalid_token');
+    try {
+      if (scheme === 'DPoP' && (await this.proofKey(request, token)) === bound) return true;
+    } catch (answer) {
+      if (answer instanceof DpopNonceDue) {
+        return new Response(null, {
+          status: 401,
+          headers: { 'www-authenticate': 'DPoP error="use_dpop_nonce"', 'dpop-nonce': answer.nonce },
+        });
+      }
+    }
+    return new Response(null, { status: 401, headers: { 'www-authenticate': 'DPoP error="invalid_token"' } });
   }
 
-  private readonly defaultUserinfo = (request: RecordedRequest): Response =>
-    this.bearer(request) ? json(this.user) : challenge(401, 'invalid_token');
+  private readonly defaultUserinfo = async (request: RecordedRequest): Promise<Response> => {
+    const ok = await this.authorized(request);
+    return ok === true ? json(this.user) : ok;
+  };
 
-  private readonly defaultApi = (request: RecordedRequest): Response =>
-    this.bearer(request) ? json({ greeting: `Hello, ${String(this.user.name)}` }) : challenge(401, 'invalid_token');
+  private readonly defaultApi = async (request: RecordedRequest): Promise<Response> => {
+    const ok = await this.authorized(request);
+    return ok === true ? json({ greeting: `Hello, ${String(this.user.name)}` }) : ok;
+  };
+}
+
+/** Thrown inside the fake servers when a DPoP proof lacks the current nonce. */
+class DpopNonceDue {
+  constructor(readonly nonce: string) {}
 }
 
 /**

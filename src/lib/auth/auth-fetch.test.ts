@@ -1,4 +1,4 @@
-// Issue 3, "authFetch rules": where the token may go, how it goes, and what a 401/403 leads to.
+// auth.fetch: a drop-in fetch; where the token may go, how it goes, and what a 401/403 leads to.
 import { describe, expect, it, vi } from 'vitest';
 import { useAuthHarness } from '../../testing/auth-harness';
 import { API_ORIGIN, API_URL, USERINFO_URL, challenge, deferred, json, testConfig } from '../../testing/fake-idp';
@@ -27,7 +27,7 @@ describe('allow-list', () => {
   ])('refuses %s before any request', async (_name, url) => {
     const tab = await h.signIn();
     const before = h.idp.fetch.mock.calls.length;
-    const failure = await tab.auth.authFetch(url).catch((err: unknown) => err);
+    const failure = await tab.auth.fetch(url).catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(AuthError);
     expect(failure).toMatchObject({ code: 'forbidden_origin' });
     expect(h.idp.fetch.mock.calls.length).toBe(before);
@@ -35,7 +35,7 @@ describe('allow-list', () => {
 
   it('refuses a URL object outside the allow-list too', async () => {
     const tab = await h.signIn();
-    await expect(tab.auth.authFetch(new URL('http://evil.example/'))).rejects.toMatchObject({ code: 'forbidden_origin' });
+    await expect(tab.auth.fetch(new URL('http://evil.example/'))).rejects.toMatchObject({ code: 'forbidden_origin' });
   });
 
   it.each([
@@ -45,7 +45,7 @@ describe('allow-list', () => {
   ])('sends the Bearer token to %s', async (_name, url) => {
     const tab = await h.signIn();
     const before = h.idp.requests.length;
-    const response = await tab.auth.authFetch(url);
+    const response = await tab.auth.fetch(url);
     expect(response.status).toBe(200);
     const [request] = h.idp.requests.slice(before);
     expect(request.url).toBe(String(url));
@@ -54,7 +54,7 @@ describe('allow-list', () => {
 
   it('sends no cookies, follows no redirects, sends no referrer', async () => {
     const tab = await h.signIn();
-    await tab.auth.authFetch(API_URL);
+    await tab.auth.fetch(API_URL);
     const { init } = h.idp.to(API_URL)[0];
     expect(init.credentials).toBe('omit');
     expect(['manual', 'error']).toContain(init.redirect);
@@ -63,8 +63,9 @@ describe('allow-list', () => {
 
   it('passes method, headers and body through, and returns the response', async () => {
     const tab = await h.signIn();
-    h.idp.api = async (request) => json({ echo: request.body, type: request.headers.get('content-type') });
-    const response = await tab.auth.authFetch(API_URL, {
+    h.idp.api = async (request) =>
+      json({ echo: new TextDecoder().decode(request.body as ArrayBuffer), type: request.headers.get('content-type') });
+    const response = await tab.auth.fetch(API_URL, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"a":1}',
@@ -76,7 +77,7 @@ describe('allow-list', () => {
   it('a redirect is an error, and nothing is sent to where it points', async () => {
     const tab = await h.signIn();
     h.idp.api = () => new Response(null, { status: 302, headers: { location: 'http://evil.example/steal' } });
-    await expect(tab.auth.authFetch(API_URL)).rejects.toBeInstanceOf(AuthError);
+    await expect(tab.auth.fetch(API_URL)).rejects.toBeInstanceOf(AuthError);
     expect(h.idp.to(API_URL)).toHaveLength(1);
     expect(h.idp.requests.filter((r) => r.url.startsWith('http://evil.example'))).toHaveLength(0);
   });
@@ -84,7 +85,7 @@ describe('allow-list', () => {
   it('refuses when signed out, without a request', async () => {
     const tab = h.newTab();
     await tab.auth.start();
-    await expect(tab.auth.authFetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
+    await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
     expect(h.idp.requests).toHaveLength(0);
   });
 });
@@ -99,7 +100,7 @@ describe('401 and 403', () => {
       await release.promise;
       return standard(request);
     };
-    const calls = [1, 2, 3].map(() => tab.auth.authFetch(API_URL));
+    const calls = [1, 2, 3].map(() => tab.auth.fetch(API_URL));
     await vi.waitFor(() => expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1));
     // Let every first attempt come back with its 401 before the renewal answers.
     await vi.waitFor(() => expect(h.idp.to(API_URL)).toHaveLength(3));
@@ -124,8 +125,8 @@ describe('401 and 403', () => {
       first = false;
       return standard(request);
     };
-    const a = tab.auth.authFetch(API_URL);
-    const b = tab.auth.authFetch(API_URL);
+    const a = tab.auth.fetch(API_URL);
+    const b = tab.auth.fetch(API_URL);
     expect((await a).status).toBe(200);
     late.resolve();
     expect((await b).status).toBe(200);
@@ -137,7 +138,7 @@ describe('401 and 403', () => {
     h.idp.refreshTokens = true;
     const tab = await h.signIn();
     h.idp.api = () => challenge(401, 'invalid_token');
-    const failure = await tab.auth.authFetch(API_URL).catch((err: unknown) => err);
+    const failure = await tab.auth.fetch(API_URL).catch((err: unknown) => err);
     expect(failure).toMatchObject({ code: 'session_expired' });
     expect(h.idp.to(API_URL)).toHaveLength(2);
     expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
@@ -148,7 +149,7 @@ describe('401 and 403', () => {
   it('401 invalid_token without a refresh token: expired after one request', async () => {
     const tab = await h.signIn();
     h.idp.validAccessTokens.clear();
-    await expect(tab.auth.authFetch(API_URL)).rejects.toMatchObject({ code: 'session_expired' });
+    await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'session_expired' });
     expect(h.idp.to(API_URL)).toHaveLength(1);
     expect(h.idp.tokenRequests('refresh_token')).toHaveLength(0);
     expect(tab.state).toMatchObject({ status: 'expired', user: null });
@@ -159,7 +160,7 @@ describe('401 and 403', () => {
     const tab = await h.signIn();
     h.idp.validAccessTokens.clear();
     h.idp.currentRefreshToken = 'revoked';
-    await expect(tab.auth.authFetch(API_URL)).rejects.toMatchObject({ code: 'session_expired' });
+    await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'session_expired' });
     expect(h.idp.to(API_URL)).toHaveLength(1);
     expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
     expect(tab.state.status).toBe('expired');
@@ -169,7 +170,7 @@ describe('401 and 403', () => {
     h.idp.refreshTokens = true;
     const tab = await h.signIn();
     h.idp.api = () => challenge(403, 'insufficient_scope');
-    const failure = await tab.auth.authFetch(API_URL).catch((err: unknown) => err);
+    const failure = await tab.auth.fetch(API_URL).catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(AuthError);
     expect(failure).toMatchObject({ code: 'insufficient_scope', status: 403 });
     expect(h.idp.to(API_URL)).toHaveLength(1);
@@ -181,7 +182,7 @@ describe('401 and 403', () => {
     h.idp.refreshTokens = true;
     const tab = await h.signIn();
     h.idp.api = () => challenge(401, 'invalid_request');
-    await expect(tab.auth.authFetch(API_URL)).rejects.toBeInstanceOf(AuthError);
+    await expect(tab.auth.fetch(API_URL)).rejects.toBeInstanceOf(AuthError);
     expect(h.idp.to(API_URL)).toHaveLength(1);
     expect(h.idp.tokenRequests('refresh_token')).toHaveLength(0);
   });
@@ -192,21 +193,21 @@ describe('failures', () => {
     const config = { ...testConfig(), timeoutMs: 30 };
     const tab = await h.signIn({ config });
     h.idp.api = () => new Promise<Response>(() => {});
-    await expect(tab.auth.authFetch(API_URL)).rejects.toMatchObject({ code: 'timeout', host: new URL(API_ORIGIN).host });
+    await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'timeout', host: new URL(API_ORIGIN).host });
     expect(h.idp.to(API_URL)[0].init.signal?.aborted).toBe(true);
   });
 
   it('an unreachable API names its host', async () => {
     const tab = await h.signIn();
     h.idp.api = () => Promise.reject(new TypeError('Failed to fetch'));
-    await expect(tab.auth.authFetch(API_URL)).rejects.toMatchObject({ code: 'unreachable', host: new URL(API_ORIGIN).host });
+    await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unreachable', host: new URL(API_ORIGIN).host });
   });
 
   it("the caller's own abort signal aborts the request", async () => {
     const tab = await h.signIn();
     h.idp.api = () => new Promise<Response>(() => {});
     const controller = new AbortController();
-    const pending = tab.auth.authFetch(API_URL, { signal: controller.signal }).catch((err: unknown) => err);
+    const pending = tab.auth.fetch(API_URL, { signal: controller.signal }).catch((err: unknown) => err);
     await vi.waitFor(() => expect(h.idp.to(API_URL)).toHaveLength(1));
     controller.abort();
     expect(await pending).toMatchObject({ code: 'aborted' });
@@ -216,6 +217,114 @@ describe('failures', () => {
   it('an oversized answer is refused', async () => {
     const tab = await h.signIn();
     h.idp.api = () => new Response('x'.repeat(2 * 1024 * 1024 + 1), { headers: { 'content-type': 'text/plain' } });
-    await expect(tab.auth.authFetch(API_URL)).rejects.toMatchObject({ code: 'invalid_response' });
+    await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'invalid_response' });
+  });
+});
+
+describe('a drop-in fetch', () => {
+  const text = (body: unknown) => new TextDecoder().decode(body as ArrayBuffer);
+
+  it('is assignable to typeof fetch', async () => {
+    const tab = await h.signIn();
+    const plain: typeof fetch = tab.auth.fetch;
+    expect((await plain(API_URL)).status).toBe(200);
+  });
+
+  it('takes a Request: its method, headers and body go out, with the token added', async () => {
+    const tab = await h.signIn();
+    h.idp.api = (request) => json({ body: text(request.body), header: request.headers.get('x-test'), method: request.method });
+    const request = new Request(API_URL, { method: 'PUT', headers: { 'x-test': 'yes' }, body: 'payload' });
+    const answer = await (await tab.auth.fetch(request)).json();
+    expect(answer).toEqual({ body: 'payload', header: 'yes', method: 'PUT' });
+    expect(bearerOf(0)).toBe(`Bearer ${accessToken(0)}`);
+  });
+
+  it('refuses a Request for another origin before sending', async () => {
+    const tab = await h.signIn();
+    const before = h.idp.fetch.mock.calls.length;
+    await expect(tab.auth.fetch(new Request('http://evil.example/x'))).rejects.toMatchObject({ code: 'forbidden_origin' });
+    expect(h.idp.fetch.mock.calls.length).toBe(before);
+  });
+
+  it('resolves a relative URL against the page', async () => {
+    const tab = await h.signIn({ config: testConfig({ apiOrigins: [API_ORIGIN, 'http://localhost:5173'] }) });
+    h.idp.fetch.mockClear();
+    await tab.auth.fetch('notes?x=1').catch(() => {});
+    expect(h.idp.fetch.mock.calls[0][0]).toBe('http://localhost:5173/notes?x=1');
+  });
+
+  it.each([
+    [
+      'FormData',
+      () => Object.assign(new FormData(), {}),
+      (body: string, type: string | null) => type?.startsWith('multipart/form-data; boundary=') && body.includes('name="title"'),
+    ],
+    [
+      'Blob',
+      () => new Blob(['blob-bytes'], { type: 'text/plain' }),
+      (body: string, type: string | null) => body === 'blob-bytes' && type === 'text/plain',
+    ],
+    [
+      'URLSearchParams',
+      () => new URLSearchParams({ a: '1' }),
+      (body: string, type: string | null) => body === 'a=1' && !!type?.startsWith('application/x-www-form-urlencoded'),
+    ],
+    ['Uint8Array', () => new TextEncoder().encode('bytes'), (body: string) => body === 'bytes'],
+  ])('sends a %s body with its content type', async (_name, make, check) => {
+    const tab = await h.signIn();
+    const body = make();
+    if (body instanceof FormData) body.set('title', 'Hello');
+    h.idp.api = (request) => json({ ok: check(text(request.body), request.headers.get('content-type')) });
+    expect(await (await tab.auth.fetch(API_URL, { method: 'POST', body })).json()).toEqual({ ok: true });
+  });
+
+  it('replays a FormData body after one renewal, the same bytes both times', async () => {
+    h.idp.refreshTokens = true;
+    const tab = await h.signIn();
+    h.idp.validAccessTokens.clear();
+    const form = new FormData();
+    form.set('title', 'twice');
+    const response = await tab.auth.fetch(API_URL, { method: 'POST', body: form });
+    expect(response.status).toBe(200);
+    const [first, second] = h.idp.to(API_URL);
+    expect(text(second.body)).toBe(text(first.body));
+    expect(text(second.body)).toContain('twice');
+    expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
+  });
+
+  it('does not replay a stream body: the caller gets the 401, the session is renewed for the next request', async () => {
+    h.idp.refreshTokens = true;
+    const tab = await h.signIn();
+    h.idp.validAccessTokens.clear();
+    const stream = new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode('once')), c.close()) });
+    const response = await tab.auth.fetch(API_URL, { method: 'POST', body: stream, duplex: 'half' } as RequestInit);
+    expect(response.status).toBe(401);
+    expect(h.idp.to(API_URL)).toHaveLength(1);
+    expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
+    expect(tab.state.status).toBe('signed-in');
+    expect((await tab.auth.fetch(API_URL)).status).toBe(200);
+  });
+
+  it.each([400, 404, 409, 500, 503])('returns a %i response as fetch does, body intact', async (status) => {
+    const tab = await h.signIn();
+    h.idp.api = () => json({ error: 'nope' }, status);
+    const response = await tab.auth.fetch(API_URL);
+    expect(response.status).toBe(status);
+    expect(await response.json()).toEqual({ error: 'nope' });
+  });
+
+  it('throws AuthError for transport failures, naming the host', async () => {
+    const tab = await h.signIn();
+    h.idp.api = () => Promise.reject(new TypeError('Failed to fetch'));
+    await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unreachable', host: '127.0.0.1:9012' });
+  });
+
+  it('lets a bug in the caller stay a bug: an Authorization header of its own is a TypeError, nothing sent', async () => {
+    const tab = await h.signIn();
+    const before = h.idp.fetch.mock.calls.length;
+    const failure = await tab.auth.fetch(API_URL, { headers: { authorization: 'Basic x' } }).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(TypeError);
+    expect(failure).not.toBeInstanceOf(AuthError);
+    expect(h.idp.fetch.mock.calls.length).toBe(before);
   });
 });

@@ -2,7 +2,7 @@
 // session transitions), over a browser port so tests pass fakes instead of stubbing globals.
 import { toAuthError, toAuthErrorOrShow } from './errors';
 import { createAuthFetch } from './fetch';
-import { completeSignIn, pendingFor, takeCallbackResponse, type CallbackResponse } from './callback';
+import { checkShape, completeSignIn, pendingFor, takeCallbackResponse, type CallbackResponse } from './callback';
 import { browserPort, type BrowserPort } from './port';
 import { authorizationRequest, endSessionUrl, refreshTokens, revoke, type Server } from './protocol';
 import { createRenewal } from './renewal';
@@ -133,33 +133,36 @@ export function createAuth(options: AuthOptions): Auth {
 
   async function handleCallback(callback: CallbackResponse) {
     const pending = pendingFor(callback, browser);
-    if (!pending) {
-      // Reload, Back, another tab or a forged link: never a token request.
-      if (mayRestore()) return restore('/');
-      state.notice('unknown_transaction');
-      return browser.navigate('/');
-    }
+    const returnTo = pending?.returnTo ?? '/profile';
     const signal = renewal.signal();
     try {
+      checkShape(callback);
+      if (!pending) {
+        // Reload, Back, another tab or a forged link: never a token request.
+        if (mayRestore()) return await restore('/');
+        state.notice('unknown_transaction');
+        return browser.navigate('/');
+      }
       const { tokens, user } = await completeSignIn(server, callback, pending, browser.now(), signal);
       if (signal.aborted) return;
       renewal.adopt(tokens);
       shared.setItem(HINT, '1');
       shared.removeItem(SIGNED_OUT);
       state.signedIn(user, tokens.expiresAt);
-      browser.navigate(pending.returnTo);
+      browser.navigate(returnTo);
     } catch (e) {
-      const err = toAuthErrorOrShow(e, (bug) => state.failed(bug, pending.returnTo));
-      if (!pending.silent || !QUIET.includes(err.code)) return state.failed(err, pending.returnTo);
+      const err = toAuthErrorOrShow(e, (bug) => state.failed(bug, returnTo));
+      if (!pending?.silent || !QUIET.includes(err.code)) return state.failed(err, returnTo);
       shared.removeItem(HINT);
       state.signedOut();
-      browser.navigate(pending.returnTo);
+      browser.navigate(returnTo);
     }
   }
 
   function signOut(here: boolean) {
     const tokens = renewal.drop();
     clearPending(local);
+    local.removeItem(RESTORE_AT);
     shared.removeItem(HINT);
     shared.setItem(SIGNED_OUT, '1');
     state.signedOut();

@@ -33,19 +33,29 @@ export function takeCallbackResponse(browser: Pick<BrowserPort, 'url' | 'rewrite
 }
 
 /** Consumes the pending sign-in the callback answers; none matching means no token request at all. */
-export function pendingFor({ params }: CallbackResponse, browser: Pick<BrowserPort, 'session' | 'now'>): PendingSignIn | undefined {
+export function pendingFor(
+  { params }: CallbackResponse,
+  browser: Pick<BrowserPort, 'session' | 'now'>,
+): PendingSignIn | undefined {
   return takePending(browser.session, params.get('state'), browser.now());
+}
+
+/** A callback value over this is no code, state or issuer a real server sends. */
+const MAX_PARAM_CHARS = 8192;
+
+/** Refuses what no answer to our request looks like: a fragment response, or an oversized value. */
+export function checkShape({ params, inFragment }: CallbackResponse): void {
+  if (inFragment || [...params.values()].some((value) => value.length > MAX_PARAM_CHARS)) throw new AuthError('invalid_response');
 }
 
 /** Validates the response, exchanges the code and reads the profile with the new access token. */
 export async function completeSignIn(
   server: Server,
-  { params, inFragment }: CallbackResponse,
+  { params }: CallbackResponse,
   pending: PendingSignIn,
   now: number,
   signal: AbortSignal,
 ): Promise<{ tokens: TokenSet; user: UserProfile }> {
-  if (inFragment) throw new AuthError('invalid_response');
   const tokens = await exchangeCode(server, params, pending, now);
   return { tokens, user: await fetchUserInfo(server, tokens, signal) };
 }

@@ -93,7 +93,12 @@ export function toAuthError(err: unknown): AuthError {
   let code: AuthErrorCode = 'invalid_response';
   let details: AuthErrorDetails = {};
   if (err instanceof oauth.AuthorizationResponseError) {
-    code = err.error === 'access_denied' ? 'cancelled' : SILENT_LOGIN_ERRORS.includes(err.error) ? 'login_required' : 'authorization_failed';
+    code =
+      err.error === 'access_denied'
+        ? 'cancelled'
+        : SILENT_LOGIN_ERRORS.includes(err.error)
+          ? 'login_required'
+          : 'authorization_failed';
     details = oauthDetails(err.error, err.error_description);
   } else if (err instanceof oauth.ResponseBodyError) {
     code = err.error === 'invalid_grant' ? 'invalid_grant' : 'token_error';

@@ -16,9 +16,12 @@ export interface AuthFetchParts {
   base: () => string;
 }
 
-/** The URL of a request that may carry the token, or AuthError `forbidden_origin` before anything is sent. */
-export function allowedUrl(request: Request, allowed: Set<string>): URL {
-  const url = new URL(request.url);
+/**
+ * The URL `input` names (relative ones against `base`) when it may carry the token, else AuthError
+ * `forbidden_origin` before anything is sent.
+ */
+export function allowedUrl(input: RequestInfo | URL, base: string, allowed: Set<string>): URL {
+  const url = new URL(input instanceof Request ? input.url : input, base);
   if (!/^https?:$/.test(url.protocol) || url.username || url.password || !allowed.has(url.origin)) {
     throw new AuthError('forbidden_origin');
   }
@@ -31,8 +34,8 @@ export function allowedUrl(request: Request, allowed: Set<string>): URL {
  */
 export function createAuthFetch({ server, renewal, allowed, base }: AuthFetchParts): typeof fetch {
   return async (input, init) => {
-    const request = new Request(input instanceof Request ? input : new URL(input, base()), init);
-    const url = allowedUrl(request, allowed);
+    const url = allowedUrl(input, base(), allowed);
+    const request = new Request(input instanceof Request ? input : url, init);
     // A stream can be sent once; every other body is read once here so a replay can send it again.
     const stream = init?.body instanceof ReadableStream;
     const body = stream ? request.body : request.body && (await request.arrayBuffer());
@@ -52,9 +55,11 @@ export function createAuthFetch({ server, renewal, allowed, base }: AuthFetchPar
         if (err.status !== 401 && err.status !== 403) return err.response;
         if (challengeError(err) !== 'invalid_token') throw toAuthError(err);
         // Replay once: with the token another request already renewed, or after one shared renewal.
-        const renewed = renewal.current() !== current || (await renewal.renew(true));
-        if (renewed && stream) return err.response;
-        if (renewed && attempt === 0) continue;
+        // A stream cannot be sent again: its caller gets the 401, and the next request the new token.
+        if (attempt === 0 && (renewal.current() !== current || (await renewal.renew(true)))) {
+          if (stream) return err.response;
+          continue;
+        }
         if (renewal.current() === current) renewal.expire();
         throw new AuthError('session_expired', {}, err);
       }

@@ -23,7 +23,7 @@ async function readCapped(response: Response, maxBytes: number, host: string): P
   let size = 0;
   const tooLarge = () => size > maxBytes || Number(response.headers.get('content-length')) > maxBytes;
   const reader = response.body!.getReader();
-  for (let read; !tooLarge() && !(read = await reader.read()).done; ) {
+  for (let read; !tooLarge() && !(read = await reader.read()).done;) {
     size += read.value.byteLength;
     chunks.push(read.value);
   }

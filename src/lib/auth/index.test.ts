@@ -1,39 +1,21 @@
-// Issue 3, "Public API": what other views get from one import, used the way main.ts and views use it.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+// The public API (index.ts): one auth instance, as main.ts and the views use it.
+import { describe, expect, it, vi } from 'vitest';
 import { get } from 'svelte/store';
 import { useAuthHarness } from '../../testing/auth-harness';
-import { ALICE, API_URL, APP_URL, USERINFO_URL, allStorage, setPageUrl } from '../../testing/fake-idp';
-import { authFetch, authResource, profileResource, session, signIn, signOut, startAuth, takeCallbackResponse } from '.';
+import { ALICE, API_URL, APP_URL, FakeBroadcastChannel, setPageUrl, testConfig } from '../../testing/fake-idp';
+import { authOptions } from '../../config';
+import * as api from '.';
+import { createAuth, takeCallbackResponse } from '.';
 
 const h = useAuthHarness();
-const navigate = vi.fn<(route: string) => void>();
-let started = false;
-
-afterEach(() => {
-  if (started) signOut();
-  started = false;
-  navigate.mockReset();
-});
-
-/** What main.ts does on a page load: take the callback from the URL first, then start. */
-async function pageLoad(url = APP_URL) {
-  setPageUrl(url);
-  const callback = takeCallbackResponse();
-  started = true;
-  await startAuth(h.config, navigate, callback);
-}
-
-async function signInThroughTheApp(returnTo?: string) {
-  await pageLoad();
-  await signIn({ returnTo });
-  await pageLoad(`${APP_URL}?${h.idp.approve(h.lastNavigation())}`);
-}
 
 describe('takeCallbackResponse', () => {
+  const take = () => takeCallbackResponse(h.port());
+
   it('takes a query response out of the URL with replaceState, keeping the app route', () => {
     setPageUrl(`${APP_URL}?code=c0de&state=st4te&iss=${encodeURIComponent('http://localhost:9010')}#/x`);
     const historyLength = history.length;
-    const response = takeCallbackResponse();
+    const response = take();
     expect(response?.params.get('code')).toBe('c0de');
     expect(response?.params.get('state')).toBe('st4te');
     expect(response?.params.get('iss')).toBe('http://localhost:9010');
@@ -46,7 +28,7 @@ describe('takeCallbackResponse', () => {
     'recognises %s as a response',
     (query) => {
       setPageUrl(APP_URL + query);
-      expect(takeCallbackResponse()?.params).toBeInstanceOf(URLSearchParams);
+      expect(take()?.params).toBeInstanceOf(URLSearchParams);
       expect(location.href).toBe(APP_URL);
     },
   );
@@ -55,87 +37,85 @@ describe('takeCallbackResponse', () => {
     'takes a response smuggled in the fragment (%s) out of the URL and marks it',
     (hash) => {
       setPageUrl(APP_URL + hash);
-      expect(takeCallbackResponse()?.inFragment).toBe(true);
+      expect(take()?.inFragment).toBe(true);
       expect(location.href).toBe(APP_URL);
     },
   );
 
   it('leaves an ordinary URL alone', () => {
     setPageUrl(`${APP_URL}?utm=1#/profile`);
-    expect(takeCallbackResponse()).toBeUndefined();
+    expect(take()).toBeUndefined();
     expect(location.href).toBe(`${APP_URL}?utm=1#/profile`);
   });
+
+  it('start() takes the callback from the URL itself when none is given', async () => {
+    const authorizeUrl = await h.startSignIn();
+    setPageUrl(`${APP_URL}?${h.idp.approve(authorizeUrl)}`);
+    const tab = h.newTab();
+    await tab.auth.start();
+    expect(tab.state.status).toBe('signed-in');
+    expect(location.search).toBe('');
+  });
 });
 
-describe('session, signIn, signOut', () => {
-  it('the functions refuse to run before startAuth()', async () => {
-    vi.resetModules();
-    const fresh = await import('.');
-    expect(() => fresh.signOut()).toThrow();
-    expect(() => fresh.authFetch(API_URL)).toThrow();
+describe('one instance', () => {
+  it('exports exactly the documented names and no module-level session', () => {
+    expect(Object.keys(api).sort()).toEqual(
+      [
+        'AuthError',
+        'authContext',
+        'browserPort',
+        'createAuth',
+        'getAuth',
+        'isLoopbackHost',
+        'safeRoute',
+        'safeText',
+        'setAuth',
+        'takeCallbackResponse',
+      ].sort(),
+    );
   });
 
-  it('the session store follows the sign-in and never carries a token', async () => {
+  it('session is a store and has a reactive current; neither carries a token', async () => {
     const states: string[] = [];
-    const stop = session.subscribe((s) => states.push(JSON.stringify(s)));
-    await signInThroughTheApp('/api');
+    const tab = h.newTab();
+    const stop = tab.auth.session.subscribe((s) => states.push(JSON.stringify(s)));
+    const signedIn = await h.signIn();
     stop();
-    expect(get(session)).toMatchObject({ status: 'signed-in', user: ALICE, error: null });
-    expect(navigate).toHaveBeenLastCalledWith('/api');
-    const issued = h.idp.issued[0];
-    for (const state of states) expect(state).not.toContain(issued.access_token as string);
-    expect(allStorage()).toBe('auth:hint=1');
+    expect(get(signedIn.auth.session)).toEqual(signedIn.auth.session.current);
+    expect(signedIn.auth.session.current).toMatchObject({ status: 'signed-in', user: ALICE, error: null });
+    const seen = JSON.stringify(signedIn.auth.session.current);
+    for (const state of [...states, seen]) expect(state).not.toContain(h.idp.issued[0].access_token as string);
   });
 
-  it('authFetch carries the token to allow-listed origins only', async () => {
-    await signInThroughTheApp();
-    expect((await authFetch(API_URL)).status).toBe(200);
-    await expect(authFetch('https://evil.example/')).rejects.toMatchObject({ code: 'forbidden_origin' });
+  it('two instances keep separate sessions', async () => {
+    const signedIn = await h.signIn();
+    const other = h.newTab();
+    await other.auth.start();
+    expect(signedIn.state.status).toBe('signed-in');
+    expect(other.state.status).not.toBe('signed-in');
+    await expect(other.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
   });
 
-  it('signOut drops the session and shows the start page', async () => {
-    await signInThroughTheApp();
-    signOut();
-    expect(get(session).status).toBe('signed-out');
-    expect(navigate).toHaveBeenLastCalledWith('/');
-    await expect(authFetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
-  });
-});
-
-describe('resources', () => {
-  it('authResource loads JSON with the token', async () => {
-    await signInThroughTheApp();
-    const greeting = authResource<{ greeting: string }>(API_URL);
-    const stop = greeting.subscribe(() => {});
-    await vi.waitFor(() => expect(get(greeting)).toMatchObject({ status: 'ok', data: { greeting: 'Hello, Alice Liddell' } }));
-    stop();
+  it('destroy() removes its listeners, timers and channel: nothing acts afterwards', async () => {
+    vi.useFakeTimers();
+    h.idp.refreshTokens = true;
+    const tab = await h.signIn();
+    const channels = FakeBroadcastChannel.open.size;
+    tab.auth.destroy();
+    expect(FakeBroadcastChannel.open.size).toBe(channels - 1);
+    const requests = h.idp.requests.length;
+    window.dispatchEvent(new Event('online'));
+    document.dispatchEvent(new Event('visibilitychange'));
+    await vi.advanceTimersByTimeAsync(24 * 60 * 60 * 1000);
+    expect(h.idp.requests.length).toBe(requests);
+    await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
   });
 
-  it('profileResource shows the profile of the sign-in without a second request, and reload() refetches', async () => {
-    await signInThroughTheApp();
-    const userinfoRequests = () => h.idp.to(USERINFO_URL).length;
-    const afterSignIn = userinfoRequests();
-    const profile = profileResource();
-    const stop = profile.subscribe(() => {});
-    expect(get(profile)).toMatchObject({ status: 'ok', data: ALICE });
-    expect(userinfoRequests()).toBe(afterSignIn);
-    h.idp.user = { ...ALICE, name: 'Alice L.' };
-    profile.reload();
-    await vi.waitFor(() => expect(get(profile).data).toMatchObject({ name: 'Alice L.' }));
-    expect(userinfoRequests()).toBe(afterSignIn + 1);
-    expect(h.idp.to(USERINFO_URL).at(-1)?.headers.get('authorization')).toBe(`Bearer ${h.idp.issued[0].access_token}`);
-    stop();
-  });
-
-  it('profileResource refuses a userinfo answer for another subject', async () => {
-    await signInThroughTheApp();
-    const profile = profileResource();
-    const stop = profile.subscribe(() => {});
-    h.idp.user = { ...ALICE, sub: 'mallory-sub' };
-    profile.reload();
-    await vi.waitFor(() => expect(get(profile).status).toBe('error'));
-    expect(get(profile).error?.code).toBe('invalid_response');
-    expect(get(profile).data).toBeNull();
-    stop();
+  it('createAuth with the real browser port needs no harness: it reads location and storage', async () => {
+    const auth = createAuth(authOptions(testConfig()));
+    await auth.start();
+    expect(auth.session.current.status).toBe('signed-out');
+    auth.destroy();
   });
 });

@@ -359,7 +359,7 @@ describe('userinfo validation', () => {
     expect(tab.state).toMatchObject({ status: 'error', user: null, error: { code: 'invalid_response' } });
     expect(localStorage.getItem('auth:hint')).toBeNull();
     // The token is gone with the failed sign-in: nothing can use it.
-    await expect(tab.auth.authFetch(USERINFO_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
+    await expect(tab.auth.fetch(USERINFO_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
   });
 
   it.each([
@@ -374,12 +374,23 @@ describe('userinfo validation', () => {
   });
 
   it.each([
-    ['markup', 'name', '<img src=x onerror=alert(1)>'],
-    ['a right-to-left override', 'name', 'Alice\u202eecilA'],
-    ['a control character', 'email', 'alice@example.test\u0000'],
-    ['markup in sub', 'sub', '<script>'],
-  ])('a claim with %s is refused', async (_name, claim, value) => {
-    h.idp.user = { ...ALICE, [claim]: value };
+    ['markup-like text', 'name', 'Ann <ann@example.test>', 'Ann <ann@example.test>'],
+    ['a tag', 'name', '<img src=x onerror=alert(1)>', '<img src=x onerror=alert(1)>'],
+    ['a right-to-left override', 'name', 'Alice\u202eecilA', 'AliceecilA'],
+    ['zero-width characters', 'preferred_username', 'al\u200bi\u200dce\ufeff', 'alice'],
+    ['a control character', 'email', 'alice@example.test\u0000', 'alice@example.test'],
+  ])(
+    'a claim with %s is display text: signed in, shown literally without invisible characters',
+    async (_name, claim, value, shown) => {
+      h.idp.user = { ...ALICE, [claim]: value };
+      const tab = await h.completeCallback(h.idp.approve(await h.startSignIn()));
+      expect(tab.state.status).toBe('signed-in');
+      expect(tab.state.user?.[claim as 'name']).toBe(shown);
+    },
+  );
+
+  it("markup in sub is refused when it is not the ID token's subject", async () => {
+    h.idp.userinfo = () => json({ ...ALICE, sub: '<script>' });
     const tab = await h.completeCallback(h.idp.approve(await h.startSignIn()));
     expect(tab.state).toMatchObject({ status: 'error', user: null, error: { code: 'invalid_response' } });
   });

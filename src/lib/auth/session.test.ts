@@ -29,7 +29,7 @@ async function signInAt(expiresIn: number | undefined, { refresh = false } = {})
 
 async function expectUnauthenticatedWithoutRequest(tab: Tab) {
   const before = h.idp.requests.length;
-  await expect(tab.auth.authFetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
+  await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
   expect(h.idp.requests.length).toBe(before);
 }
 
@@ -106,7 +106,7 @@ describe('refresh tokens', () => {
     expect(tab.state.expiresAt).toBeGreaterThan(t0 + 300_000);
 
     h.idp.validAccessTokens.delete(firstAccessToken as string);
-    const response = await tab.auth.authFetch(API_URL);
+    const response = await tab.auth.fetch(API_URL);
     expect(response.status).toBe(200);
     expect(h.idp.to(API_URL)[0].headers.get('authorization')).toBe(`Bearer ${h.idp.issued[1].access_token}`);
   });
@@ -178,7 +178,7 @@ describe('sign-out', () => {
   it('drops the token, aborts requests in flight, clears what it kept and shows the start page', async () => {
     const tab = await h.signIn();
     h.idp.api = () => new Promise<Response>(() => {});
-    const pending = tab.auth.authFetch(API_URL).catch((err: unknown) => err);
+    const pending = tab.auth.fetch(API_URL).catch((err: unknown) => err);
     await vi.waitFor(() => expect(h.idp.to(API_URL)).toHaveLength(1));
     await h.startSignIn(); // another pending sign-in of this tab
     tab.auth.signOut();
@@ -186,7 +186,8 @@ describe('sign-out', () => {
     expect(h.idp.to(API_URL)[0].init.signal?.aborted).toBe(true);
     expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
     expect(tab.navigate).toHaveBeenLastCalledWith('/');
-    expect(allStorage()).toBe('');
+    // Only the non-secret "signed out on purpose" mark stays, for prompt=login on the next sign-in.
+    expect(allStorage()).toBe('auth:signed-out=1');
     await expectUnauthenticatedWithoutRequest(tab);
   });
 
@@ -202,7 +203,7 @@ describe('sign-out', () => {
     const other = await h.signIn();
     const tab = await h.signIn();
     h.idp.api = () => new Promise<Response>(() => {});
-    const pending = other.auth.authFetch(API_URL).catch((err: unknown) => err);
+    const pending = other.auth.fetch(API_URL).catch((err: unknown) => err);
     await vi.waitFor(() => expect(h.idp.to(API_URL)).toHaveLength(1));
     tab.auth.signOut();
     await vi.waitFor(() => expect(other.state.status).toBe('signed-out'));
@@ -247,9 +248,10 @@ describe('sign-out', () => {
 });
 
 describe('restore after a reload', () => {
-  /** A reload: memory gone, storage kept, the page at `hash`. */
-  async function reload(hash = '') {
+  /** A reload: memory gone, storage kept, the page at `hash`; `reloaded` false is a load by Back or a link. */
+  async function reload(hash = '', { reloaded = true } = {}) {
     setPageUrl(APP_URL + hash);
+    h.reloaded = reloaded;
     const navigations = h.assign.mock.calls.length;
     const tab = h.newTab();
     await tab.auth.start();
@@ -289,25 +291,35 @@ describe('restore after a reload', () => {
     expect((await reload()).navigated).toBe(true);
   });
 
-  it('a guard stops a loop: no second restore within the guard window, allowed again later', async () => {
+  it('a guard stops a loop: no second restore within the guard window unless the person reloads', async () => {
     vi.useFakeTimers();
     await h.signIn();
     expect((await reload()).navigated).toBe(true);
-    // The person came back without an answer (back button, closed the page): no second try.
-    const second = await reload();
+    // The person came back without an answer (Back, a link): no second try.
+    const second = await reload('', { reloaded: false });
     expect(second.navigated).toBe(false);
     expect(second.tab.state.status).toBe('signed-out');
-    vi.setSystemTime(Date.now() + 10 * 60_000);
+    // A reload is the person asking: it may restore again.
     expect((await reload()).navigated).toBe(true);
+    vi.setSystemTime(Date.now() + 10 * 60_000);
+    expect((await reload('', { reloaded: false })).navigated).toBe(true);
   });
 
-  it.each(['login_required', 'interaction_required', 'consent_required'])(
-    '%s on the silent attempt: signed out, no alert, no token request, no retry',
+  it('a silent restore replaces the history entry instead of adding one; an interactive sign-in adds one', async () => {
+    await h.startSignIn();
+    expect(h.assign.mock.lastCall?.[1]).toBeFalsy();
+    localStorage.setItem('auth:hint', '1');
+    await reload();
+    expect(h.assign.mock.lastCall?.[1]).toBe(true);
+  });
+
+  it.each(['login_required', 'interaction_required', 'consent_required', 'access_denied', 'invalid_request', 'server_error'])(
+    'an OAuth error (%s) answering the silent attempt: signed out, no alert, no token request, no retry',
     async (error) => {
       await h.signIn();
       await reload('#/api');
       const tokenRequests = h.idp.tokenRequests().length;
-      const tab = await h.completeCallback(h.idp.deny(h.lastNavigation(), error));
+      const tab = await h.completeCallback(h.idp.deny(h.lastNavigation(), error, { error_description: 'id_token mandatory' }));
       expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
       expect(h.idp.tokenRequests()).toHaveLength(tokenRequests);
       expect(tab.navigate).toHaveBeenLastCalledWith('/api');
@@ -315,12 +327,16 @@ describe('restore after a reload', () => {
     },
   );
 
-  it('another failure of the silent attempt shows an error and does not loop on reload', async () => {
+  it('a silent attempt whose answer fails validation or whose token request fails is an alert', async () => {
     await h.signIn();
     await reload();
-    const tab = await h.completeCallback(h.idp.deny(h.lastNavigation(), 'server_error'));
-    expect(tab.state.status).toBe('error');
-    expect((await reload()).navigated).toBe(false);
+    const forged = h.idp.deny(h.lastNavigation(), 'login_required');
+    forged.set('iss', 'https://evil.example');
+    expect((await h.completeCallback(forged)).state.error?.code).toBe('invalid_response');
+    await reload();
+    h.idp.token = () => json({ error: 'invalid_grant' }, 400);
+    const tab = await h.completeCallback(h.idp.approve(h.lastNavigation()));
+    expect(tab.state).toMatchObject({ status: 'error', error: { code: 'invalid_grant' } });
   });
 
   it('login_required on an interactive sign-in is an error the person sees', async () => {
@@ -334,7 +350,7 @@ it('the session store never carries a token', async () => {
   h.idp.refreshTokens = true;
   const tab = await h.signIn();
   const seen: string[] = [];
-  const unsubscribe = tab.store.subscribe((s) => seen.push(JSON.stringify(s)));
+  const unsubscribe = tab.auth.session.subscribe((s) => seen.push(JSON.stringify(s)));
   tab.auth.signOut();
   unsubscribe();
   const body = h.idp.issued[0];

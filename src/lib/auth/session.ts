@@ -38,7 +38,12 @@ export function reactiveStore<T>(initial: T, start?: Parameters<typeof writable<
   return { ...store, readable };
 }
 
-const state = (status: SessionStatus, error: SessionError | null = null): SessionState => ({ status, user: null, expiresAt: null, error });
+const state = (status: SessionStatus, error: SessionError | null = null): SessionState => ({
+  status,
+  user: null,
+  expiresAt: null,
+  error,
+});
 
 export function createSession() {
   const { set, update, readable } = reactiveStore(state('loading'));
@@ -51,7 +56,8 @@ export function createSession() {
     /** Signed out, with an error that offers a new attempt returning to `returnTo`. */
     failed: (err: AuthError, returnTo: string) => set(state('error', { ...err.toJSON(), returnTo })),
     /** The session ended on its own; a new sign-in returns to `returnTo`. */
-    expired: (returnTo: string, err?: AuthError) => set(state('expired', { ...err?.toJSON(), code: 'session_expired', returnTo })),
+    expired: (returnTo: string, err?: AuthError) =>
+      set(state('expired', { ...err?.toJSON(), code: 'session_expired', returnTo })),
     /** Signed out with a notice that is not a failure of the sign-in (a stale link). */
     notice: (code: AuthErrorCode) => set({ ...state('signed-out'), error: { code, returnTo: '/profile' } }),
   };

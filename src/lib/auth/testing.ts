@@ -20,7 +20,11 @@ export const TEST_TOKEN = 'test-access-token';
 const HOUR_MS = 60 * 60 * 1000;
 
 /** An Auth whose session is `user`, whose fetch hands requests to `handler`, and whose sign-in/out act at once. */
-export function createTestAuth({ user = {}, apiOrigins = [], handler = () => new Response(null, { status: 404 }) }: TestAuthOptions = {}): Auth {
+export function createTestAuth({
+  user = {},
+  apiOrigins = [],
+  handler = () => new Response(null, { status: 404 }),
+}: TestAuthOptions = {}): Auth {
   const state = createSession();
   const profile: UserProfile = { sub: 'test-user', ...user };
   const allowed = new Set(apiOrigins.map((origin) => new URL(origin).origin));
@@ -30,8 +34,8 @@ export function createTestAuth({ user = {}, apiOrigins = [], handler = () => new
   else signOut();
 
   const testFetch: typeof fetch = async (input, init) => {
-    const request = new Request(input instanceof Request ? input : new URL(input, location.href), init);
-    allowedUrl(request, allowed);
+    const url = allowedUrl(input, location.href, allowed);
+    const request = new Request(input instanceof Request ? input : url, init);
     if (state.session.current.status !== 'signed-in') throw new AuthError('unauthenticated');
     request.headers.set('authorization', `Bearer ${TEST_TOKEN}`);
     if (request.signal.aborted) throw new AuthError('aborted');

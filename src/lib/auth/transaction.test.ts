@@ -1,4 +1,4 @@
-// Issue 2, flow step 1: the pending sign-in in sessionStorage, keyed by state, single-use, 10 minutes.
+// The pending sign-in in per-tab storage, keyed by state, single-use, 10 minutes.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { PENDING_TTL_MS, clearPending, savePending, takePending, type PendingSignIn } from './transaction';
 
@@ -20,68 +20,71 @@ beforeEach(() => {
 
 describe('pending sign-in', () => {
   it('is kept in sessionStorage (not localStorage) under auth:tx:<state>', () => {
-    savePending(tx('abc'), T0);
+    savePending(sessionStorage, tx('abc'));
     expect(txKeys()).toEqual(['auth:tx:abc']);
     expect(localStorage.length).toBe(0);
   });
 
   it('is returned for its state, once', () => {
-    savePending(tx('abc'), T0);
-    expect(takePending('abc', T0 + 1000)).toEqual(tx('abc'));
-    expect(takePending('abc', T0 + 1000)).toBeUndefined();
+    savePending(sessionStorage, tx('abc'));
+    expect(takePending(sessionStorage, 'abc', T0 + 1000)).toEqual(tx('abc'));
+    expect(takePending(sessionStorage, 'abc', T0 + 1000)).toBeUndefined();
     expect(txKeys()).toEqual([]);
   });
 
   it('is keyed by state: another state gets nothing and does not consume it', () => {
-    savePending(tx('abc'), T0);
-    expect(takePending('xyz', T0)).toBeUndefined();
-    expect(takePending(null, T0)).toBeUndefined();
-    expect(takePending('', T0)).toBeUndefined();
-    expect(takePending('abc', T0)).toMatchObject({ state: 'abc' });
+    savePending(sessionStorage, tx('abc'));
+    expect(takePending(sessionStorage, 'xyz', T0)).toBeUndefined();
+    // A wrong state is an answer too: the attempt it could have matched is gone.
+    expect(takePending(sessionStorage, 'abc', T0)).toBeUndefined();
+    savePending(sessionStorage, tx('abc'));
+    expect(takePending(sessionStorage, null, T0)).toBeUndefined();
+    savePending(sessionStorage, tx('abc'));
+    expect(takePending(sessionStorage, 'abc', T0)).toMatchObject({ state: 'abc' });
   });
 
-  it('keeps parallel attempts apart', () => {
-    savePending(tx('one'), T0);
-    savePending(tx('two'), T0);
-    expect(takePending('two', T0)?.codeVerifier).toBe('verifier-two');
-    expect(takePending('one', T0)?.codeVerifier).toBe('verifier-one');
+  it('keeps parallel attempts apart, and answering one forgets the others', () => {
+    savePending(sessionStorage, tx('one'));
+    savePending(sessionStorage, tx('two'));
+    expect(takePending(sessionStorage, 'two', T0)?.codeVerifier).toBe('verifier-two');
+    expect(takePending(sessionStorage, 'one', T0)).toBeUndefined();
   });
 
   it('expires after 10 minutes, and is removed when found expired', () => {
     expect(PENDING_TTL_MS).toBe(10 * 60 * 1000);
-    savePending(tx('fresh'), T0);
-    savePending(tx('old'), T0);
-    expect(takePending('fresh', T0 + PENDING_TTL_MS - 1)).toBeDefined();
-    expect(takePending('old', T0 + PENDING_TTL_MS)).toBeUndefined();
+    savePending(sessionStorage, tx('fresh'));
+    expect(takePending(sessionStorage, 'fresh', T0 + PENDING_TTL_MS - 1)).toBeDefined();
+    savePending(sessionStorage, tx('old'));
+    expect(takePending(sessionStorage, 'old', T0 + PENDING_TTL_MS)).toBeUndefined();
     expect(txKeys()).toEqual([]);
   });
 
   it('is not honoured when created in the future (clock games)', () => {
-    savePending(tx('future', T0 + 60_000), T0);
-    expect(takePending('future', T0)).toBeUndefined();
+    savePending(sessionStorage, tx('future', T0 + 60_000));
+    expect(takePending(sessionStorage, 'future', T0)).toBeUndefined();
   });
 
   it('abandoned, expired attempts are swept when a new one is saved', () => {
-    savePending(tx('abandoned'), T0);
-    savePending(tx('new', T0 + PENDING_TTL_MS + 1), T0 + PENDING_TTL_MS + 1);
+    savePending(sessionStorage, tx('abandoned'));
+    savePending(sessionStorage, tx('new', T0 + PENDING_TTL_MS + 1));
     expect(txKeys()).toEqual(['auth:tx:new']);
   });
 
   it('a tampered or foreign entry is not honoured', () => {
     sessionStorage.setItem('auth:tx:abc', JSON.stringify({ ...tx('other'), createdAt: T0 }));
-    expect(takePending('abc', T0)).toBeUndefined();
+    expect(takePending(sessionStorage, 'abc', T0)).toBeUndefined();
     sessionStorage.setItem('auth:tx:bad', '{not json');
-    expect(takePending('bad', T0)).toBeUndefined();
+    expect(takePending(sessionStorage, 'bad', T0)).toBeUndefined();
     sessionStorage.setItem('auth:tx:partial', JSON.stringify({ state: 'partial', createdAt: T0 }));
-    expect(takePending('partial', T0)).toBeUndefined();
+    expect(takePending(sessionStorage, 'partial', T0)).toBeUndefined();
     expect(txKeys()).toEqual([]);
   });
 
   it('clearPending forgets every pending sign-in and nothing else', () => {
-    savePending(tx('one'), T0);
-    savePending(tx('two'), T0);
+    savePending(sessionStorage, tx('one'));
+    savePending(sessionStorage, tx('two'));
     sessionStorage.setItem('unrelated', 'x');
-    clearPending();
+    clearPending(sessionStorage);
     expect(txKeys()).toEqual([]);
     expect(sessionStorage.getItem('unrelated')).toBe('x');
   });

@@ -1,13 +1,15 @@
-// Issue 3, authResource: a store that loads while someone watches and the session is signed in.
-// First against the store contract alone (a driven session store and a scripted authFetch), then
-// wired to a real session over the fake identity service.
+// auth.resource: a store that loads while someone watches and the session is signed in, following a
+// function URL. First against the store contract alone (a driven session store and a scripted fetch),
+// then wired to a real session over the fake identity service. A .svelte.test.ts file, for $state.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { get, writable, type Readable, type Writable } from 'svelte/store';
 import { useAuthHarness } from '../../testing/auth-harness';
 import { ALICE, API_URL, BOB, challenge, deferred, json, type Deferred } from '../../testing/fake-idp';
 import { AuthError } from './errors';
-import { createResource, type ResourceState } from './resource';
-import type { AuthFetchInit, SessionState } from './session';
+import { createResource, type ResourceState } from './resource.svelte';
+import type { SessionState } from './session';
+
+type AuthFetchInit = RequestInit;
 
 const URL_ = 'https://api.example.test/things';
 const signedIn = (user = ALICE): SessionState => ({
@@ -28,7 +30,7 @@ describe('against the store contract', () => {
   let session: Writable<SessionState>;
   let calls: Call[];
   /** authFetch that answers when the test says so, and (like a server that is too late) ignores aborts. */
-  let authFetch: ReturnType<typeof vi.fn<(url: string, init?: AuthFetchInit) => Promise<Response>>>;
+  let authFetch: typeof fetch & ReturnType<typeof vi.fn>;
   let seen: ResourceState<unknown>[];
   let stop: (() => void) | undefined;
 
@@ -36,9 +38,9 @@ describe('against the store contract', () => {
     session = writable<SessionState>({ status: 'loading', user: null, expiresAt: null, error: null });
     calls = [];
     seen = [];
-    authFetch = vi.fn((url: string, init?: AuthFetchInit) => {
+    authFetch = vi.fn((url: RequestInfo | URL, init?: AuthFetchInit) => {
       const answer = deferred<Response>();
-      calls.push({ url, init, answer });
+      calls.push({ url: String(url), init, answer });
       return answer.promise;
     });
   });
@@ -193,32 +195,107 @@ describe('against the store contract', () => {
 
   it.each([
     ['an HTTP error status', 'error', 'http_error', () => Promise.resolve(new Response('no', { status: 500 }))],
+    ['a body that is not JSON', 'error', 'invalid_response', () => Promise.resolve(new Response('<html>'))],
     ['insufficient_scope', 'error', 'insufficient_scope', () => Promise.reject(new AuthError('insufficient_scope'))],
-    ['a session that expired', 'unauthenticated', 'session_expired', () => Promise.reject(new AuthError('session_expired'))],
     ['a timeout', 'error', 'timeout', () => Promise.reject(new AuthError('timeout'))],
   ])('%s ends in status %s with a typed error (%s)', async (_name, status, code, answer) => {
     session.set(signedIn());
-    const resource = watch(createResource(session, () => answer(), URL_));
+    const resource = watch(createResource(session, answer as typeof fetch, URL_));
     await vi.waitFor(() => expect(get(resource).status).toBe(status));
     expect(get(resource).error).toBeInstanceOf(AuthError);
     expect(get(resource).error?.code).toBe(code);
+    // The store holds what a view may show: never the original error as cause.
+    expect(get(resource).error?.cause).toBeUndefined();
     expect(get(resource).data).toBeNull();
   });
 
-  it('initial data for a newly signed-in user is shown without a request; reload() fetches', async () => {
+  it.each(['session_expired', 'unauthenticated'] as const)(
+    '%s ends in status unauthenticated, the session telling why',
+    async (code) => {
+      session.set(signedIn());
+      const resource = watch(createResource(session, (() => Promise.reject(new AuthError(code))) as typeof fetch, URL_));
+      await vi.waitFor(() => expect(get(resource)).toEqual({ status: 'unauthenticated', data: null, error: null }));
+    },
+  );
+
+  it('an http_error carries the status and the start of the response text, cleaned and bounded', async () => {
     session.set(signedIn());
-    const resource = watch(createResource(session, authFetch, URL_, { initial: () => ({ n: 0 }) }));
-    expect(get(resource)).toEqual({ status: 'ok', data: { n: 0 }, error: null });
-    expect(authFetch).not.toHaveBeenCalled();
-    resource.reload();
-    calls[0].answer.resolve(json({ n: 1 }));
-    await vi.waitFor(() => expect(get(resource).data).toEqual({ n: 1 }));
+    const body = `{"error":"invalid_request","error_description":"title\u202e too long"}${'x'.repeat(5000)}`;
+    const resource = watch(createResource(session, (async () => new Response(body, { status: 400 })) as typeof fetch, URL_));
+    await vi.waitFor(() => expect(get(resource).status).toBe('error'));
+    const error = get(resource).error!;
+    expect(error).toMatchObject({ code: 'http_error', status: 400 });
+    expect(error.text?.startsWith('{"error":"invalid_request","error_description":"title too long"}')).toBe(true);
+    expect(error.text!.length).toBeLessThanOrEqual(200);
   });
 
-  it('without initial data, a newly signed-in user is loaded', () => {
+  it('mutate() sets the data without a request, from a value or from the old data', async () => {
     session.set(signedIn());
-    watch(createResource(session, authFetch, URL_, { initial: () => null }));
+    const resource = watch(createResource<{ items: number[] }>(session, authFetch, URL_));
+    calls[0].answer.resolve(json({ items: [1] }));
+    await vi.waitFor(() => expect(get(resource).status).toBe('ok'));
+    resource.mutate((old) => ({ items: [...(old?.items ?? []), 2] }));
+    expect(get(resource)).toEqual({ status: 'ok', data: { items: [1, 2] }, error: null });
+    resource.mutate({ items: [] });
+    expect(get(resource).data).toEqual({ items: [] });
     expect(authFetch).toHaveBeenCalledTimes(1);
+  });
+
+  it('mutate() during a load wins over the late answer', async () => {
+    session.set(signedIn());
+    const resource = watch(createResource(session, authFetch, URL_));
+    resource.mutate({ n: 'mine' });
+    expect(calls[0].init!.signal!.aborted).toBe(true);
+    calls[0].answer.resolve(json({ n: 'late' }));
+    await settle();
+    expect(get(resource).data).toEqual({ n: 'mine' });
+  });
+
+  it('a null URL loads nothing: idle while signed in', () => {
+    session.set(signedIn());
+    const resource = watch(createResource(session, authFetch, null));
+    expect(get(resource).status).toBe('idle');
+    resource.reload();
+    expect(authFetch).not.toHaveBeenCalled();
+  });
+
+  it('follows a function URL: a new value aborts the old load and loads the new URL; null goes idle', async () => {
+    session.set(signedIn());
+    let id = $state<string | null>('1');
+    const resource = watch(createResource(session, authFetch, () => (id ? `${URL_}/${id}` : null)));
+    expect(calls.map((c) => c.url)).toEqual([`${URL_}/1`]);
+    id = '2';
+    await vi.waitFor(() => expect(calls).toHaveLength(2));
+    expect(calls[1].url).toBe(`${URL_}/2`);
+    expect(calls[0].init!.signal!.aborted).toBe(true);
+    calls[0].answer.resolve(json({ id: 1 }));
+    calls[1].answer.resolve(json({ id: 2 }));
+    await vi.waitFor(() => expect(get(resource).data).toEqual({ id: 2 }));
+    id = null;
+    await vi.waitFor(() => expect(get(resource).status).toBe('idle'));
+    expect(calls).toHaveLength(2);
+    stop?.();
+    stop = undefined;
+    id = '3';
+    await settle();
+    expect(calls).toHaveLength(2);
+  });
+
+  it('current is reactive in runes code and narrows by status', async () => {
+    session.set(signedIn());
+    const resource = createResource<{ n: number }>(session, authFetch, URL_);
+    const seenN: (number | null)[] = [];
+    const cleanup = $effect.root(() => {
+      $effect(() => {
+        const state = resource.current;
+        seenN.push(state.status === 'ok' ? state.data.n : null);
+      });
+    });
+    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    calls[0].answer.resolve(json({ n: 7 }));
+    await vi.waitFor(() => expect(seenN).toContain(7));
+    cleanup();
+    expect(calls[0].init!.signal!.aborted).toBe(false);
   });
 
   it('uses a custom reader and passes the request options', async () => {
@@ -237,7 +314,7 @@ describe('wired to a real session', () => {
 
   it('loads with the token, and sign-out aborts the request and clears the data', async () => {
     const tab = await h.signIn();
-    const resource = createResource(tab.store, tab.auth.authFetch, API_URL);
+    const resource = tab.auth.resource(API_URL);
     const stopWatching = resource.subscribe(() => {});
     await vi.waitFor(() => expect(get(resource)).toMatchObject({ status: 'ok', data: { greeting: 'Hello, Alice Liddell' } }));
     h.idp.api = () => new Promise<Response>(() => {});
@@ -252,7 +329,7 @@ describe('wired to a real session', () => {
   it('a token the API refuses and that cannot be renewed: resource "unauthenticated", session "expired"', async () => {
     const tab = await h.signIn();
     h.idp.api = () => challenge(401, 'invalid_token');
-    const resource = createResource(tab.store, tab.auth.authFetch, API_URL);
+    const resource = tab.auth.resource(API_URL);
     const stopWatching = resource.subscribe(() => {});
     await vi.waitFor(() => expect(get(resource).status).toBe('unauthenticated'));
     expect(tab.state.status).toBe('expired');
