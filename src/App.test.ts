@@ -1,63 +1,104 @@
-// The shell: progress while busy, the session's alert with "Try again", routes by hash, sign-out in the nav.
+// The shell: the session's user and "Sign out" in the header, progress while busy, the session's alert
+// with a retry, routes by hash, and the skip link inside the banner.
 import '@testing-library/svelte/vitest';
-import { fireEvent, render, screen } from '@testing-library/svelte';
-import { describe, expect, it, vi } from 'vitest';
-import { useAppHarness } from './testing/app-harness';
-import { ALICE, APP_URL, AUTHORIZE_URL, setPageUrl } from './testing/fake-idp';
+import { fireEvent, render, screen, within } from '@testing-library/svelte';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Auth } from './lib/auth';
+import { createTestAuth } from './lib/auth/testing';
+import { ALICE, at, scriptedAuth, session, testConfig } from './testing/render';
 import App from './App.svelte';
 
-const h = useAppHarness();
+const renderApp = (auth: Auth) => render(App, { props: { auth, config: testConfig() } });
+const heading = () => screen.findByRole('heading', { level: 1 });
 
-function at(hash: string) {
-  setPageUrl(APP_URL + hash);
-  window.dispatchEvent(new HashChangeEvent('hashchange'));
-}
+beforeEach(() => at('#/'));
 
 describe('App', () => {
-  it('a cancelled sign-in: an alert saying so, the OAuth code, and "Try again" that starts a fresh attempt', async () => {
-    await h.signedOut('#/api');
-    const { signIn } = await import('./lib/auth');
-    await signIn({ returnTo: '/api' });
-    const first = h.lastNavigation();
-    await h.pageLoad(`${APP_URL}?${h.idp.deny(first, 'access_denied')}`);
-    at('#/');
-    render(App);
+  it("signed in: the header shows the person's username and a Sign out button", async () => {
+    renderApp(createTestAuth({ user: ALICE }));
+    const banner = screen.getByRole('banner');
+    expect(within(banner).getByText(ALICE.preferred_username)).toBeTruthy();
+    expect(within(banner).getByRole('button', { name: 'Sign out' })).toBeTruthy();
+    expect((await heading()).textContent).toContain(ALICE.name);
+  });
+
+  it('signed out: the header has neither a username nor Sign out', async () => {
+    renderApp(createTestAuth({ user: null }));
+    expect((await heading()).textContent).toBe('Welcome');
+    expect(within(screen.getByRole('banner')).queryByRole('button')).toBeNull();
+  });
+
+  it('Sign out in the header signs out, and nothing of the person stays on screen', async () => {
+    const auth = createTestAuth({ user: ALICE });
+    const signOut = vi.spyOn(auth, 'signOut');
+    renderApp(auth);
+    await fireEvent.click(within(screen.getByRole('banner')).getByRole('button', { name: 'Sign out' }));
+    expect(signOut).toHaveBeenCalledTimes(1);
+    expect(await screen.findByRole('button', { name: 'Sign in' })).toBeTruthy();
+    expect(document.body.textContent).not.toContain(ALICE.preferred_username);
+    expect(document.body.textContent).not.toContain(ALICE.name);
+  });
+
+  it('a failed sign-in: an alert saying so, the OAuth code, and "Try again" that signs in back to its returnTo', async () => {
+    const { auth } = scriptedAuth(
+      session('error', { error: { code: 'cancelled', oauthError: 'access_denied', returnTo: '/api' } }),
+    );
+    renderApp(auth);
     const alert = screen.getByRole('alert');
     expect(alert.textContent).toContain('cancelled');
     expect(alert.querySelector('[data-error-code]')?.textContent).toBe('access_denied');
-    await fireEvent.click(screen.getByRole('button', { name: 'Try again' }));
-    await vi.waitFor(() => expect(h.assign).toHaveBeenCalledTimes(2));
-    const second = h.lastNavigation();
-    expect(second.startsWith(`${AUTHORIZE_URL}?`)).toBe(true);
-    expect(new URL(second).searchParams.get('state')).not.toBe(new URL(first).searchParams.get('state'));
-    await h.approveLastSignIn();
-    expect(h.navigate).toHaveBeenLastCalledWith('/api');
+    await fireEvent.click(within(alert).getByRole('button', { name: 'Try again' }));
+    expect(auth.signIn).toHaveBeenCalledExactlyOnceWith({ returnTo: '/api' });
   });
 
-  it('shows progress in role="status" while redirecting', async () => {
-    await h.signedOut();
-    at('#/');
-    render(App);
+  it('an expired session: "Sign in again" returns to where the person was', async () => {
+    const { auth } = scriptedAuth(session('expired', { error: { code: 'session_expired', returnTo: '/profile?tab=2' } }));
+    renderApp(auth);
+    await fireEvent.click(within(screen.getByRole('alert')).getByRole('button', { name: 'Sign in again' }));
+    expect(auth.signIn).toHaveBeenCalledExactlyOnceWith({ returnTo: '/profile?tab=2' });
+  });
+
+  it('"Signing you in…" in role="status" while loading, then the page', async () => {
+    const { auth, set } = scriptedAuth(session('loading'));
+    renderApp(auth);
+    expect(screen.getByRole('status').textContent).toBe('Signing you in…');
+    expect(screen.queryByRole('heading')).toBeNull();
+    set(session('signed-in', { user: ALICE, expiresAt: Date.now() + 60_000 }));
+    expect((await heading()).textContent).toContain(ALICE.name);
+    expect(screen.queryByRole('status')).toBeNull();
+  });
+
+  it('shows progress in role="status" while redirecting to the identity service', async () => {
+    const { auth, set } = scriptedAuth(session('signed-out'));
+    vi.mocked(auth.signIn).mockImplementation(async () => set(session('redirecting')));
+    renderApp(auth);
     await fireEvent.click(await screen.findByRole('button', { name: 'Sign in' }));
-    expect((await screen.findByRole('status')).textContent).toMatch(/identity service/);
+    expect((await screen.findByRole('status')).textContent).toBe('Taking you to the identity service…');
   });
 
-  it('routes by hash and offers "Sign out" when signed in', async () => {
-    await h.signedIn();
-    at('#/');
-    render(App);
-    expect((await screen.findByRole('heading', { level: 1 })).textContent).toContain(ALICE.name);
+  it('routes by hash', async () => {
+    renderApp(createTestAuth({ user: ALICE }));
+    expect((await heading()).textContent).toContain(ALICE.name);
     at('#/profile');
-    await screen.findByText(ALICE.email as string);
-    const signOuts = screen.getAllByRole('button', { name: 'Sign out' });
-    await fireEvent.click(signOuts[0]);
-    await vi.waitFor(() => expect(document.body.textContent).not.toContain(ALICE.email as string));
+    await screen.findByText(ALICE.email);
+    expect(screen.getByRole('link', { name: 'Profile' }).getAttribute('aria-current')).toBe('page');
+    at('#/api');
+    await vi.waitFor(() => expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Demo API'));
+    expect(screen.getByRole('link', { name: 'API' }).getAttribute('aria-current')).toBe('page');
   });
 
   it('an unknown path shows the not-found page', async () => {
-    await h.signedOut();
     at('#/nowhere');
-    render(App);
-    expect((await screen.findByRole('heading', { level: 1 })).textContent).toMatch(/not found/i);
+    renderApp(createTestAuth({ user: null }));
+    expect((await heading()).textContent).toMatch(/not found/i);
+  });
+
+  it("the skip link sits inside the banner and moves focus to the page's heading", async () => {
+    renderApp(createTestAuth({ user: null }));
+    const skip = within(screen.getByRole('banner')).getByRole('link', { name: 'Skip to content' });
+    const h1 = await heading();
+    await fireEvent.click(skip);
+    await vi.waitFor(() => expect(document.activeElement).toBe(h1));
+    expect(location.hash).toBe('#/');
   });
 });

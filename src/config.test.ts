@@ -1,6 +1,6 @@
 // Issue 2, "Runtime configuration": every key validated at start-up, errors naming the key.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConfigError, DEFAULT_SCOPE, loadConfig, parseConfig } from './config';
+import { authOptions, ConfigError, DEFAULT_SCOPE, loadConfig, parseConfig } from './config';
 
 const APP = 'http://localhost:5173/';
 const VALID = { accountUrl: 'https://account.example.com', authUrl: 'https://auth.example.com', clientId: 'demo-spa' };
@@ -18,7 +18,7 @@ function verdict(raw: unknown, appUrl = APP): string {
 }
 
 describe('defaults', () => {
-  it('fills scope, redirectUri, issuer, requireIss, timeout and the allow-list', () => {
+  it('fills scope, redirectUri, issuer, requireIss, timeout, the allow-list and dpop; no sign-out endpoints', () => {
     const config = parseConfig(VALID, 'https://app.example.com/spa/index.html?x=1#/profile');
     expect(config).toEqual({
       accountUrl: 'https://account.example.com',
@@ -31,6 +31,9 @@ describe('defaults', () => {
       apiOrigins: ['https://auth.example.com'],
       apiUrl: undefined,
       timeoutMs: 15_000,
+      endSessionUrl: undefined,
+      revocationUrl: undefined,
+      dpop: false,
     });
     expect(DEFAULT_SCOPE).toBe('openid profile email service.api');
   });
@@ -45,7 +48,7 @@ describe('defaults', () => {
     expect(config.issuer).toBe('https://account.example.com/tenant');
   });
 
-  it('keeps explicit values: issuer verbatim, scope normalised, requireIss, timeoutMs, redirectUri', () => {
+  it('keeps explicit values: issuer verbatim, scope normalised, requireIss, timeoutMs, redirectUri, endpoints, dpop', () => {
     const config = parseConfig(
       {
         ...VALID,
@@ -54,6 +57,9 @@ describe('defaults', () => {
         requireIss: true,
         timeoutMs: 5000,
         redirectUri: 'https://app.example.com/callback',
+        endSessionUrl: 'https://account.example.com/connect/endsession?ui=1',
+        revocationUrl: 'https://account.example.com/connect/revocation',
+        dpop: true,
       },
       APP,
     );
@@ -63,6 +69,9 @@ describe('defaults', () => {
       requireIss: true,
       timeoutMs: 5000,
       redirectUri: 'https://app.example.com/callback',
+      endSessionUrl: 'https://account.example.com/connect/endsession?ui=1',
+      revocationUrl: 'https://account.example.com/connect/revocation',
+      dpop: true,
     });
   });
 
@@ -124,6 +133,17 @@ describe('malformed values name their key', () => {
     ['apiOrigins', [42]],
     ['apiUrl', 'https://elsewhere.example.com/api'],
     ['apiUrl', 'http://api.example.com/api'],
+    ['endSessionUrl', 'http://account.example.com/connect/endsession'],
+    ['endSessionUrl', 'not a url'],
+    ['endSessionUrl', 42],
+    ['endSessionUrl', 'https://user:pw@account.example.com/connect/endsession'],
+    ['endSessionUrl', 'https://account.example.com/connect/endsession#x'],
+    ['revocationUrl', 'http://account.example.com/connect/revocation'],
+    ['revocationUrl', '/connect/revocation'],
+    ['revocationUrl', true],
+    ['dpop', 'true'],
+    ['dpop', 1],
+    ['dpop', null],
   ])('%s = %j', (key, value) => {
     const raw = { ...VALID, apiOrigins: ['https://api.example.com'], [key]: value };
     expect(verdict(raw)).toBe(key);
@@ -141,9 +161,10 @@ describe('plain http only for loopback hosts', () => {
     'http://127.255.255.254',
     'http://[::1]:9010',
   ])('%s is accepted', (url) => {
-    expect(verdict({ ...VALID, accountUrl: url, authUrl: url, redirectUri: url, issuer: url, apiOrigins: [url] })).toBe(
-      'accepted',
-    );
+    const endpoints = { endSessionUrl: `${url}/connect/endsession`, revocationUrl: `${url}/connect/revocation` };
+    expect(
+      verdict({ ...VALID, accountUrl: url, authUrl: url, redirectUri: url, issuer: url, apiOrigins: [url], ...endpoints }),
+    ).toBe('accepted');
   });
 
   it.each([
@@ -182,6 +203,57 @@ describe('apiUrl', () => {
   });
 });
 
+describe('authOptions', () => {
+  it("maps the config onto the auth module's options: endpoints under the two base URLs", () => {
+    const config = parseConfig(
+      {
+        accountUrl: 'https://account.example.com/tenant/',
+        authUrl: 'https://auth.example.com/base',
+        clientId: 'demo-spa',
+        scope: 'openid profile',
+        issuer: 'https://issuer.example.com/',
+        requireIss: true,
+        apiOrigins: ['https://api.example.com'],
+        timeoutMs: 5000,
+        endSessionUrl: 'https://account.example.com/connect/endsession',
+        revocationUrl: 'https://account.example.com/connect/revocation',
+        dpop: true,
+      },
+      'https://app.example.com/',
+    );
+    expect(authOptions(config)).toEqual({
+      issuer: 'https://issuer.example.com/',
+      authorizationEndpoint: 'https://account.example.com/tenant/connect/authorize',
+      tokenEndpoint: 'https://account.example.com/tenant/connect/token',
+      userinfoEndpoint: 'https://auth.example.com/base/connect/userinfo',
+      clientId: 'demo-spa',
+      redirectUri: 'https://app.example.com/',
+      scope: 'openid profile',
+      requireIss: true,
+      apiOrigins: ['https://auth.example.com', 'https://api.example.com'],
+      timeoutMs: 5000,
+      endSessionEndpoint: 'https://account.example.com/connect/endsession',
+      revocationEndpoint: 'https://account.example.com/connect/revocation',
+      dpop: true,
+    });
+  });
+
+  it('without the optional keys: no sign-out endpoints, no DPoP, the defaults', () => {
+    expect(authOptions(parseConfig(VALID, APP))).toMatchObject({
+      issuer: 'https://account.example.com',
+      authorizationEndpoint: 'https://account.example.com/connect/authorize',
+      userinfoEndpoint: 'https://auth.example.com/connect/userinfo',
+      scope: DEFAULT_SCOPE,
+      requireIss: false,
+      apiOrigins: ['https://auth.example.com'],
+      timeoutMs: 15_000,
+      endSessionEndpoint: undefined,
+      revocationEndpoint: undefined,
+      dpop: false,
+    });
+  });
+});
+
 describe('loadConfig', () => {
   afterEach(() => vi.unstubAllGlobals());
 
@@ -190,9 +262,7 @@ describe('loadConfig', () => {
     vi.stubGlobal('fetch', fetch);
     const config = await loadConfig('https://app.example.com/spa/index.html#/profile');
     expect(String((fetch.mock.calls[0] as unknown[])[0])).toBe('https://app.example.com/spa/config.json');
-    expect(config.redirectUri).toBe('https://app.example.com/spa/index.html');
-    const { currentConfig } = await import('./config');
-    expect(currentConfig()).toEqual(config);
+    expect(config).toEqual(parseConfig(VALID, 'https://app.example.com/spa/index.html'));
   });
 
   it.each([

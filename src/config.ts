@@ -153,3 +153,6 @@ export const setAppConfig = (config: AppConfig) => setContext(KEY, config);
 
 /** The config the root component set, for views that need the app's settings (e.g. `apiUrl`). */
 export const getAppConfig = (): AppConfig => getContext(KEY);
+
+/** The `context` option of Svelte's mount() and @testing-library's render() for `config`. */
+export const configContext = (config: AppConfig): Map<symbol, AppConfig> => new Map([[KEY, config]]);

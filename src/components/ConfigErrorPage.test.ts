@@ -1,7 +1,7 @@
 // Issue 2: a bad config.json shows a clear configuration error page naming the key.
 import '@testing-library/svelte/vitest';
-import { render, screen } from '@testing-library/svelte';
-import { expect, it } from 'vitest';
+import { fireEvent, render, screen } from '@testing-library/svelte';
+import { expect, it, vi } from 'vitest';
 import ConfigErrorPage from './ConfigErrorPage.svelte';
 
 it('names the key and the problem in an alert', () => {
@@ -10,4 +10,11 @@ it('names the key and the problem in an alert', () => {
   expect(alert.querySelector('[data-config-key]')?.textContent).toBe('authUrl');
   expect(alert.textContent).toContain('must be an https URL');
   expect(screen.getByRole('heading').textContent).toMatch(/not configured correctly/);
+});
+
+it('"Reload" reloads the page, to read a fixed config.json', async () => {
+  const reload = vi.spyOn(location, 'reload').mockImplementation(() => {});
+  render(ConfigErrorPage, { key: 'authUrl', problem: 'must be an https URL' });
+  await fireEvent.click(screen.getByRole('button', { name: 'Reload' }));
+  expect(reload).toHaveBeenCalledTimes(1);
 });

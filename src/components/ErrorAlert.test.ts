@@ -36,6 +36,31 @@ describe('ErrorAlert', () => {
     expect((window as unknown as { __pwned?: number }).__pwned).toBeUndefined();
   });
 
+  it.each([
+    ['the OAuth error_description', { description: 'The code has expired.' }, 'The code has expired.'],
+    ['the start of an HTTP error response', { text: 'Service Unavailable' }, 'Service Unavailable'],
+    ['the description rather than the response text', { description: 'Scope missing.', text: 'ignored' }, 'Scope missing.'],
+  ])('shows %s as "The service said"', (_name, details, said) => {
+    render(ErrorAlert, { error: { code: 'http_error', status: 503, ...details }, onretry: () => {} });
+    const alert = screen.getByRole('alert');
+    expect(alert.textContent).toContain(`The service said: “${said}”`);
+    expect(alert.textContent).not.toContain('ignored');
+  });
+
+  it('without server text there is no "The service said" line', () => {
+    render(ErrorAlert, { error: { code: 'http_error', status: 500 }, onretry: () => {} });
+    const alert = screen.getByRole('alert');
+    expect(alert.textContent).toContain('HTTP 500');
+    expect(alert.textContent).not.toContain('The service said');
+  });
+
+  it('an expired session offers "Sign in again"', async () => {
+    const onretry = vi.fn();
+    render(ErrorAlert, { error: { code: 'session_expired' }, onretry });
+    await fireEvent.click(screen.getByRole('button', { name: 'Sign in again' }));
+    expect(onretry).toHaveBeenCalledTimes(1);
+  });
+
   it('without an OAuth error code there is no data-error-code element', () => {
     render(ErrorAlert, { error: { code: 'timeout', host: 'localhost:9010' }, onretry: () => {} });
     const alert = screen.getByRole('alert');

@@ -1,87 +1,124 @@
-// #/api: calls apiUrl with the bearer token and shows the JSON answer in data-testid="api-result".
+// #/api: calls the configured apiUrl through auth and shows the JSON answer in data-testid="api-result".
 import '@testing-library/svelte/vitest';
-import { fireEvent, render, screen } from '@testing-library/svelte';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../config';
-import { useAppHarness } from '../testing/app-harness';
-import {
-  API_ORIGIN,
-  API_URL,
-  APP_URL,
-  AUTH_URL,
-  AUTHORIZE_URL,
-  ACCOUNT_URL,
-  CLIENT_ID,
-  challenge,
-  json,
-} from '../testing/fake-idp';
+import { fireEvent, screen } from '@testing-library/svelte';
+import { describe, expect, it, vi } from 'vitest';
+import { AuthError } from '../lib/auth';
+import { createTestAuth, TEST_TOKEN } from '../lib/auth/testing';
+import { ALICE, API_ORIGIN, API_URL, renderView, testConfig } from '../testing/render';
 import Api from './Api.svelte';
 
-const h = useAppHarness();
-const CONFIG = { accountUrl: ACCOUNT_URL, authUrl: AUTH_URL, clientId: CLIENT_ID, apiOrigins: [API_ORIGIN], apiUrl: API_URL };
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
-/** The page reads the config main.ts loaded; load it through the real loader. */
-async function loadAppConfig(raw: Record<string, unknown>) {
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async () => json(raw)),
-  );
-  await loadConfig(APP_URL);
-  h.idp.install();
+/** A test auth for ALICE whose API answers with `answers` in turn, the last one repeated; records the requests. */
+function apiAuth(...answers: (() => Response)[]) {
+  const requests: Request[] = [];
+  const handler = vi.fn((request: Request) => {
+    requests.push(request);
+    return answers[Math.min(requests.length, answers.length) - 1]();
+  });
+  return { auth: createTestAuth({ user: ALICE, apiOrigins: [API_ORIGIN], handler }), requests };
 }
 
-beforeEach(() => loadAppConfig(CONFIG));
+const result = async () => JSON.parse((await screen.findByTestId('api-result')).textContent!);
 
 describe('Api', () => {
-  it('signed in: shows the API answer, fetched with the bearer token', async () => {
-    await h.signedIn('/api');
-    render(Api);
-    const result = await screen.findByTestId('api-result');
-    expect(JSON.parse(result.textContent!)).toEqual({ greeting: 'Hello, Alice Liddell' });
-    const [request] = h.idp.to(API_URL);
-    expect(request.headers.get('authorization')).toBe(`Bearer ${h.idp.issued[0].access_token}`);
-    expect(request.init.credentials).toBe('omit');
+  it('signed in: shows the answer of apiUrl, fetched with the access token', async () => {
+    const { auth, requests } = apiAuth(() => json({ greeting: 'Hello, Alice Liddell' }));
+    renderView(Api, auth);
+    expect(await result()).toEqual({ greeting: 'Hello, Alice Liddell' });
+    expect(requests).toHaveLength(1);
+    expect(requests[0].method).toBe('GET');
+    expect(requests[0].url).toBe(API_URL);
+    expect(requests[0].headers.get('authorization')).toBe(`Bearer ${TEST_TOKEN}`);
+    expect(document.body.textContent).toContain(`calls ${API_URL} with your access token`);
+  });
+
+  it('shows progress in role="status" until the answer arrives', async () => {
+    let answer!: (response: Response) => void;
+    const auth = createTestAuth({
+      user: ALICE,
+      apiOrigins: [API_ORIGIN],
+      handler: () => new Promise((resolve) => (answer = resolve)),
+    });
+    renderView(Api, auth);
+    expect((await screen.findByRole('status')).textContent).toBe('Calling the API…');
+    answer(json({ ok: true }));
+    expect(await result()).toEqual({ ok: true });
+    expect(screen.queryByRole('status')).toBeNull();
   });
 
   it('renders the answer as text', async () => {
-    h.idp.api = () => json({ html: '<img src=x onerror=alert(1)>' });
-    await h.signedIn('/api');
-    render(Api);
-    const result = await screen.findByTestId('api-result');
-    expect(result.querySelector('img')).toBeNull();
-    expect(result.textContent).toContain('<img src=x onerror=alert(1)>');
+    const { auth } = apiAuth(() => json({ html: '<img src=x onerror=alert(1)>' }));
+    renderView(Api, auth);
+    const shown = await screen.findByTestId('api-result');
+    expect(shown.querySelector('img')).toBeNull();
+    expect(shown.textContent).toContain('<img src=x onerror=alert(1)>');
   });
 
-  it('an API failure is an alert with "Try again" that calls again', async () => {
-    await h.signedIn('/api');
-    let calls = 0;
-    h.idp.api = (request, standard) => (++calls === 1 ? challenge(403, 'insufficient_scope') : standard(request));
-    render(Api);
+  it('"Call again" calls the API again and shows the new answer', async () => {
+    let n = 0;
+    const { auth, requests } = apiAuth(() => json({ n: ++n }));
+    renderView(Api, auth);
+    expect(await result()).toEqual({ n: 1 });
+    await fireEvent.click(screen.getByRole('button', { name: 'Call again' }));
+    await vi.waitFor(async () => expect(await result()).toEqual({ n: 2 }));
+    expect(requests).toHaveLength(2);
+  });
+
+  it('a refused token is an alert with the OAuth code and "Try again" that calls again', async () => {
+    const refused = () => {
+      throw new AuthError('insufficient_scope', { oauthError: 'insufficient_scope', status: 403 });
+    };
+    const { auth, requests } = apiAuth(refused, () => json({ greeting: 'hi' }));
+    renderView(Api, auth);
     const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('does not include the permission');
     expect(alert.querySelector('[data-error-code]')?.textContent).toBe('insufficient_scope');
     await fireEvent.click(screen.getByRole('button', { name: 'Try again' }));
-    await screen.findByTestId('api-result');
-    expect(h.idp.to(API_URL)).toHaveLength(2);
+    expect(await result()).toEqual({ greeting: 'hi' });
+    expect(requests).toHaveLength(2);
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 
-  it('signed out: offers sign-in returning to /api, calls nothing', async () => {
-    await h.signedOut('#/api');
-    render(Api);
+  it('an HTTP error shows its status and the start of the response text, as text', async () => {
+    const { auth } = apiAuth(() => new Response('<b>down for maintenance</b>', { status: 503 }));
+    renderView(Api, auth);
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('HTTP 503');
+    expect(alert.textContent).toContain('The service said: “<b>down for maintenance</b>”');
+    expect(alert.querySelector('b')).toBeNull();
+  });
+
+  it('signed out: calls nothing, and "Sign in" starts a sign-in returning to /api; then the API is called', async () => {
+    const handler = vi.fn(() => json({ greeting: 'hi' }));
+    const auth = createTestAuth({ user: null, apiOrigins: [API_ORIGIN], handler });
+    const signIn = vi.spyOn(auth, 'signIn');
+    renderView(Api, auth);
+    expect(document.body.textContent).toContain('Sign in to call the API.');
+    expect(handler).not.toHaveBeenCalled();
     await fireEvent.click(screen.getByRole('button', { name: 'Sign in' }));
-    await vi.waitFor(() => expect(h.assign).toHaveBeenCalledTimes(1));
-    expect(h.lastNavigation().startsWith(`${AUTHORIZE_URL}?`)).toBe(true);
-    expect(h.idp.to(API_URL)).toHaveLength(0);
-    await h.approveLastSignIn();
-    expect(h.navigate).toHaveBeenLastCalledWith('/api');
+    expect(signIn).toHaveBeenCalledExactlyOnceWith({ returnTo: '/api' });
+    expect(await result()).toEqual({ greeting: 'hi' });
+    expect(handler).toHaveBeenCalledTimes(1);
   });
 
-  it('without apiUrl: says there is nothing to call', async () => {
-    const { apiUrl: _unused, ...withoutApi } = CONFIG;
-    void _unused;
-    await loadAppConfig(withoutApi);
-    await h.signedIn();
-    render(Api);
-    expect(document.body.textContent).toContain('No apiUrl');
+  it('signing out elsewhere removes the answer', async () => {
+    const { auth } = apiAuth(() => json({ secret: 'of alice' }));
+    renderView(Api, auth);
+    await result();
+    auth.signOut();
+    await screen.findByRole('button', { name: 'Sign in' });
     expect(screen.queryByTestId('api-result')).toBeNull();
+    expect(document.body.textContent).not.toContain('of alice');
+  });
+
+  it('without apiUrl: says there is nothing to call, and calls nothing', () => {
+    const { auth, requests } = apiAuth(() => json({}));
+    renderView(Api, auth, testConfig({ apiUrl: undefined }));
+    expect(document.body.textContent).toContain('No apiUrl is configured');
+    expect(screen.queryByTestId('api-result')).toBeNull();
+    expect(screen.queryByRole('button')).toBeNull();
+    expect(requests).toHaveLength(0);
   });
 });

@@ -1,68 +1,92 @@
 // #/signin?returnTo=/route: starts sign-in at once, exactly once, honouring only app routes.
 import '@testing-library/svelte/vitest';
-import { render, screen } from '@testing-library/svelte';
-import { describe, expect, it, vi } from 'vitest';
-import { useAppHarness } from '../testing/app-harness';
-import { APP_URL, AUTHORIZE_URL, setPageUrl } from '../testing/fake-idp';
-import { session } from '../lib/auth';
-import { get } from 'svelte/store';
+import { screen } from '@testing-library/svelte';
 import { tick } from 'svelte';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { createTestAuth } from '../lib/auth/testing';
+import { ALICE, at, renderView, scriptedAuth, session } from '../testing/render';
 import SignIn from './SignIn.svelte';
 
-const h = useAppHarness();
-
-/** Puts the router at `hash` (the router follows hashchange events). */
-function at(hash: string) {
-  setPageUrl(APP_URL + hash);
-  window.dispatchEvent(new HashChangeEvent('hashchange'));
-}
+beforeEach(() => at('#/'));
 
 describe('SignIn', () => {
   it.each([
     ['/api', '/api'],
     ['/profile', '/profile'],
-    ['//evil.example', '/profile'],
-    ['https://evil.example/', '/profile'],
-    ['/signin', '/profile'],
-  ])('returnTo=%s: starts one sign-in at once and comes back to %s', async (returnTo, route) => {
-    await h.signedOut();
+    ['/', '/'],
+    ['/api?x=1', '/api?x=1'],
+    ['//evil.example', undefined],
+    ['https://evil.example/', undefined],
+    ['/..//evil.example', undefined],
+    ['/signin', undefined],
+    ['/signin?returnTo=/api', undefined],
+    ['/nowhere', undefined],
+  ])('returnTo=%s: starts one sign-in at once with returnTo %s', async (returnTo, route) => {
+    const auth = createTestAuth({ user: null });
+    const signIn = vi.spyOn(auth, 'signIn');
     at(`#/signin?returnTo=${encodeURIComponent(returnTo)}`);
-    render(SignIn);
-    await vi.waitFor(() => expect(h.assign).toHaveBeenCalledTimes(1));
-    expect(h.lastNavigation().startsWith(`${AUTHORIZE_URL}?`)).toBe(true);
-    expect(screen.getByRole('status')).toBeTruthy();
-    await h.approveLastSignIn();
-    expect(h.navigate).toHaveBeenLastCalledWith(route);
+    renderView(SignIn, auth);
+    await vi.waitFor(() => expect(signIn).toHaveBeenCalledExactlyOnceWith({ returnTo: route }));
+    expect(screen.getByRole('status').textContent).toMatch(/identity service/);
   });
 
-  it('without returnTo comes back to /profile', async () => {
-    await h.signedOut();
+  it('without returnTo starts a sign-in with the default return', async () => {
+    const auth = createTestAuth({ user: null });
+    const signIn = vi.spyOn(auth, 'signIn');
     at('#/signin');
-    render(SignIn);
-    await vi.waitFor(() => expect(h.assign).toHaveBeenCalledTimes(1));
-    await h.approveLastSignIn();
-    expect(h.navigate).toHaveBeenLastCalledWith('/profile');
+    renderView(SignIn, auth);
+    await vi.waitFor(() => expect(signIn).toHaveBeenCalledExactlyOnceWith({ returnTo: undefined }));
   });
 
-  it('after a failed attempt it does not start again by itself (no loop)', async () => {
-    await h.signedOut();
-    // A forged callback: signed out with a notice.
-    await h.pageLoad(`${APP_URL}?code=forged&state=forged`);
-    expect(get(session)).toMatchObject({ status: 'signed-out', error: { code: 'unknown_transaction' } });
-    at('#/signin?returnTo=/api');
-    render(SignIn);
-    await tick();
-    // signIn() would have switched the session to "redirecting" at once.
-    expect(get(session).status).toBe('signed-out');
-    expect(h.assign).not.toHaveBeenCalled();
-    expect(h.idp.requests).toHaveLength(0);
+  it.each([
+    ['/api', '#/api'],
+    ['/api?x=1', '#/api?x=1'],
+    ['//evil.example', '#/profile'],
+    [undefined, '#/profile'],
+  ])('once signed in after returnTo=%s, replaces this page with %s', async (returnTo, hash) => {
+    const auth = createTestAuth({ user: null });
+    at(returnTo === undefined ? '#/signin' : `#/signin?returnTo=${encodeURIComponent(returnTo)}`);
+    const entries = history.length;
+    renderView(SignIn, auth);
+    await vi.waitFor(() => expect(location.hash).toBe(hash));
+    expect(auth.session.current.status).toBe('signed-in');
+    expect(history.length).toBe(entries);
   });
 
-  it('when already signed in, goes straight to returnTo', async () => {
-    await h.signedIn();
+  it('when already signed in, goes straight to returnTo without a sign-in', async () => {
+    const auth = createTestAuth({ user: ALICE });
+    const signIn = vi.spyOn(auth, 'signIn');
     at('#/signin?returnTo=/api');
-    render(SignIn);
+    renderView(SignIn, auth);
     await vi.waitFor(() => expect(location.hash).toBe('#/api'));
-    expect(h.assign.mock.calls).toHaveLength(1); // only the sign-in of h.signedIn()
+    expect(signIn).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    ['a stale link notice', session('signed-out', { error: { code: 'unknown_transaction', returnTo: '/profile' } })],
+    ['a failed sign-in', session('error', { error: { code: 'cancelled', oauthError: 'access_denied', returnTo: '/api' } })],
+  ])('after %s it does not start again by itself (no loop)', async (_name, state) => {
+    const { auth } = scriptedAuth(state);
+    at('#/signin?returnTo=/api');
+    renderView(SignIn, auth);
+    await tick();
+    expect(auth.signIn).not.toHaveBeenCalled();
+    expect(screen.queryByRole('status')).toBeNull();
+    expect(document.body.textContent).toContain('Sign-in did not start');
+  });
+
+  it('waits while the session is loading, then starts exactly once even if the session returns to signed out', async () => {
+    const { auth, set } = scriptedAuth(session('loading'));
+    at('#/signin?returnTo=/api');
+    renderView(SignIn, auth);
+    await tick();
+    expect(auth.signIn).not.toHaveBeenCalled();
+    set(session('signed-out'));
+    await vi.waitFor(() => expect(auth.signIn).toHaveBeenCalledExactlyOnceWith({ returnTo: '/api' }));
+    set(session('redirecting'));
+    await tick();
+    set(session('signed-out'));
+    await tick();
+    expect(auth.signIn).toHaveBeenCalledTimes(1);
   });
 });

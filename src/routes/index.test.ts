@@ -1,16 +1,26 @@
-// Issue 2: returnTo is honoured only for the app's own routes; nothing may lead off the origin.
+// returnTo is honoured only for the app's own pages (derived from the route table); nothing may lead off the origin.
 import { describe, expect, it } from 'vitest';
-import { appRoute } from '.';
+import { appRoute, routes } from '.';
 import { safeRoute } from '../lib/auth';
 
+const pages = Object.keys(routes).filter((path) => path !== '/signin' && path !== '*');
+
 describe('appRoute', () => {
-  it.each([
-    ['/', '/'],
-    ['/profile', '/profile'],
-    ['/api', '/api'],
-    ['/api?x=1', '/api?x=1'],
-  ])('%s is an app route', (input, route) => {
-    expect(appRoute(input)).toBe(route);
+  it('the route table has the pages a sign-in may return to', () => {
+    expect(pages).toEqual(['/', '/profile', '/api']);
+  });
+
+  it.each(pages)('%s is an app route, with or without a query', (path) => {
+    expect(appRoute(path)).toBe(path);
+    expect(appRoute(`${path}?x=1&y=a%20b`)).toBe(`${path}?x=1&y=a%20b`);
+  });
+
+  it.each(['/profile/', '/api/'])('%s (trailing slash) is the same page', (path) => {
+    expect(appRoute(path)).toBe(path);
+  });
+
+  it('normalises dot segments to the page they name', () => {
+    expect(appRoute('/x/../api')).toBe('/api');
   });
 
   it.each([
@@ -20,7 +30,10 @@ describe('appRoute', () => {
     'profile',
     '/signin',
     '/signin?returnTo=/signin',
+    '/SIGNIN',
     '/nowhere',
+    '/api/x',
+    '/profile/../signin',
     '//evil.example',
     '//evil.example/profile',
     '/\\evil.example',
@@ -28,7 +41,10 @@ describe('appRoute', () => {
     'https://evil.example/profile',
     'javascript:alert(1)',
     '/..//evil.example',
+    '/.//evil.example',
     '/\t/evil.example',
+    '/api?' + 'x'.repeat(600),
+    '/' + 'x'.repeat(600),
   ])('%j is not', (input) => {
     expect(appRoute(input)).toBeUndefined();
   });
