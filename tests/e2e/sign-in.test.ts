@@ -32,8 +32,9 @@ describe('sign-in', () => {
     expect(page.url()).toBe(appUrl + '#/');
     expect(await page.locator('[data-claim]').count()).toBe(0);
 
-    // Signed out stays signed out: no session hint is left, and a reload does not quietly sign in.
-    expect((await pageState(page)).localStorage).toEqual({});
+    // Signed out stays signed out: no session hint is left (only the non-secret mark that makes the next
+    // sign-in ask for an account), and a reload does not quietly sign in.
+    expect((await pageState(page)).localStorage).toEqual({ 'auth:signed-out': '1' });
     const authorizeBefore = authorizeRequests(log).length;
     await page.reload();
     await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
