@@ -17,7 +17,7 @@ function originOf(url) {
  */
 export function connectOrigins(config) {
   const apiOrigins = Array.isArray(config.apiOrigins) ? config.apiOrigins : [];
-  const origins = [config.accountUrl, config.authUrl, config.apiUrl, ...apiOrigins].map(originOf);
+  const origins = [config.accountUrl, config.authUrl, config.apiUrl, config.revocationUrl, ...apiOrigins].map(originOf);
   return [...new Set(origins.filter((origin) => origin !== undefined && origin !== 'null'))];
 }
 

@@ -36,6 +36,13 @@ describe('securityHeaders', () => {
         "manifest-src 'self'; base-uri 'none'; object-src 'none'; form-action 'none'; frame-ancestors 'none'",
     );
   });
+
+  it('lets the app reach a revocation endpoint on a host of its own, and nothing for the end-session page (a navigation)', () => {
+    const withLogout = { ...config, revocationUrl: 'https://revoke.example.com/r', endSessionUrl: 'https://logout.example.com/e' };
+    const csp = securityHeaders(withLogout)['Content-Security-Policy'];
+    expect(csp).toContain(' https://revoke.example.com');
+    expect(csp).not.toContain('logout.example.com');
+  });
 });
 
 describe('npm run headers', () => {

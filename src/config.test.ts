@@ -221,7 +221,7 @@ describe('authOptions', () => {
       },
       'https://app.example.com/',
     );
-    expect(authOptions(config)).toEqual({
+    expect(authOptions(config)).toMatchObject({
       issuer: 'https://issuer.example.com/',
       authorizationEndpoint: 'https://account.example.com/tenant/connect/authorize',
       tokenEndpoint: 'https://account.example.com/tenant/connect/token',

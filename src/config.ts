@@ -130,19 +130,12 @@ export async function loadConfig(appUrl = location.href): Promise<AppConfig> {
 /** The interface's endpoints under the two base URLs, as the auth module's options. */
 export function authOptions(config: AppConfig): AuthOptions {
   return {
-    issuer: config.issuer,
+    ...config,
     authorizationEndpoint: `${config.accountUrl}/connect/authorize`,
     tokenEndpoint: `${config.accountUrl}/connect/token`,
     userinfoEndpoint: `${config.authUrl}/connect/userinfo`,
-    clientId: config.clientId,
-    redirectUri: config.redirectUri,
-    scope: config.scope,
-    requireIss: config.requireIss,
-    apiOrigins: config.apiOrigins,
-    timeoutMs: config.timeoutMs,
     endSessionEndpoint: config.endSessionUrl,
     revocationEndpoint: config.revocationUrl,
-    dpop: config.dpop,
   };
 }
 

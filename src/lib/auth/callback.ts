@@ -40,12 +40,13 @@ export function pendingFor(
   return takePending(browser.session, params.get('state'), browser.now());
 }
 
-/** A callback value over this is no code, state or issuer a real server sends. */
+/** A code, state or issuer over this is nothing a real server sends (error text is cut for display instead). */
 const MAX_PARAM_CHARS = 8192;
 
 /** Refuses what no answer to our request looks like: a fragment response, or an oversized value. */
 export function checkShape({ params, inFragment }: CallbackResponse): void {
-  if (inFragment || [...params.values()].some((value) => value.length > MAX_PARAM_CHARS)) throw new AuthError('invalid_response');
+  const oversized = ['code', 'state', 'iss'].some((name) => (params.get(name)?.length ?? 0) > MAX_PARAM_CHARS);
+  if (inFragment || oversized) throw new AuthError('invalid_response');
 }
 
 /** Validates the response, exchanges the code and reads the profile with the new access token. */

@@ -1,6 +1,7 @@
 // The session a view reads: a store, and a reactive `current`, of a state that never holds a token.
 // Its transitions are the only ways the state changes.
-import { fromStore, writable, type Readable } from 'svelte/store';
+import type { Readable } from 'svelte/store';
+import { createSubscriber } from 'svelte/reactivity';
 import type { AuthError, AuthErrorCode, AuthErrorDetails } from './errors';
 import type { UserProfile } from './protocol';
 
@@ -25,17 +26,41 @@ export interface ReactiveStore<T> extends Readable<T> {
   readonly current: T;
 }
 
-/** A writable store whose readable side also has `current`. */
-export function reactiveStore<T>(initial: T, start?: Parameters<typeof writable<T>>[1]) {
-  const store = writable(initial, start);
-  const reactive = fromStore(store);
+/**
+ * A store (Svelte's store contract) whose readable side also has `current`, reactive through
+ * createSubscriber: reading it in an effect subscribes, so a resource loads while it is shown.
+ */
+export function reactiveStore<T>(initial: T, start?: () => () => void) {
+  let value = initial;
+  let stop: (() => void) | undefined;
+  const runs = new Set<(value: T) => void>();
+  const set = (next: T) => {
+    value = next;
+    for (const run of runs) run(next);
+  };
+  const subscribe = (run: (value: T) => void) => {
+    if (!runs.size) stop = start?.();
+    runs.add(run);
+    run(value);
+    return () => {
+      runs.delete(run);
+      if (!runs.size) stop?.();
+    };
+  };
+  const track = createSubscriber((update) => {
+    let ready = false;
+    const unsubscribe = subscribe(() => ready && update());
+    ready = true;
+    return unsubscribe;
+  });
   const readable: ReactiveStore<T> = {
-    subscribe: store.subscribe,
+    subscribe,
     get current() {
-      return reactive.current;
+      track();
+      return value;
     },
   };
-  return { ...store, readable };
+  return { set, update: (fn: (value: T) => T) => set(fn(value)), readable };
 }
 
 const state = (status: SessionStatus, error: SessionError | null = null): SessionState => ({
