@@ -61,8 +61,6 @@ const HINT = 'auth:hint';
 const SIGNED_OUT = 'auth:signed-out';
 /** When the last silent restore started; stops a restore loop (per tab). */
 const RESTORE_AT = 'auth:restore-at';
-/** The state of a sign-out at the identity service, to recognise its return (per tab). */
-const LOGOUT_STATE = 'auth:logout';
 const RESTORE_GUARD_MS = 60_000;
 /** Answers of a prompt=none restore that mean "not without the person": signed out, quietly. */
 const QUIET = ['cancelled', 'login_required', 'authorization_failed'];
@@ -171,21 +169,7 @@ export function createAuth(options: AuthOptions): Auth {
     browser.channel?.postMessage({ type: 'signed-out' });
     if (tokens?.refreshToken && options.revocationEndpoint) revoke(server, tokens.refreshToken).catch(() => {});
     const end = endSessionUrl(server, tokens);
-    if (end) {
-      local.setItem(LOGOUT_STATE, end.state);
-      browser.go(end.url);
-    }
-  }
-
-  /**
-   * A response with only `state` is the provider's sign-out coming back, never a sign-in. Ours (its
-   * state matches) ends on the signed-out start page; a forged or stale one changes nothing.
-   */
-  function logoutReturn({ params }: CallbackResponse): 'ours' | 'other' | undefined {
-    if ([...params.keys()].join() !== 'state') return undefined;
-    const expected = local.getItem(LOGOUT_STATE);
-    local.removeItem(LOGOUT_STATE);
-    return expected && params.get('state') === expected ? 'ours' : 'other';
+    if (end) browser.go(end);
   }
 
   const onMessage = (event: MessageEvent) => event.data?.type === 'signed-out' && signOut(false);
@@ -205,9 +189,10 @@ export function createAuth(options: AuthOptions): Auth {
     session: state.session,
     async start(callback = takeCallbackResponse(browser)) {
       server.dpop = await dpop;
-      const logout = callback && logoutReturn(callback);
-      if (callback && !logout) return handleCallback(callback);
-      if (logout !== 'ours' && mayRestore()) return restore(currentRoute());
+      // A response with only `state` is the provider's sign-out coming back, never a sign-in: whatever
+      // it carries, forged or stale, the page starts as any other load (signed out after our sign-out).
+      if (callback && [...callback.params.keys()].join() !== 'state') return handleCallback(callback);
+      if (mayRestore()) return restore(currentRoute());
       state.signedOut();
     },
     signIn: ({ returnTo } = {}) => redirect(safeRoute(returnTo) ?? '/profile', shared.getItem(SIGNED_OUT) ? 'login' : undefined),

@@ -62,10 +62,10 @@ export class AuthError extends Error implements AuthErrorDetails {
     Object.assign(this, details);
   }
 
-  /** The code and details as a plain object, for a store: never the cause. */
+  /** The code and details as a plain object, for a store: never the cause (own but not enumerable). */
   toJSON(): AuthErrorDetails & { code: AuthErrorCode } {
-    const { code, oauthError, description, host, status, text } = this;
-    return { code, oauthError, description, host, status, text };
+    const { name: _name, ...json } = this;
+    return json;
   }
 }
 

@@ -15,9 +15,6 @@ export interface BoundedFetchOptions {
   signal?: AbortSignal;
 }
 
-/** Statuses whose Response may not carry a body. */
-const NULL_BODY = [101, 103, 204, 205, 304];
-
 async function readCapped(response: Response, maxBytes: number, host: string): Promise<Blob> {
   const chunks: Uint8Array<ArrayBuffer>[] = [];
   let size = 0;
@@ -60,7 +57,8 @@ export function boundedFetch({ timeoutMs, maxBytes, signal }: BoundedFetchOption
         await response.body?.cancel();
         throw new AuthError('invalid_response', { host, status: response.status });
       }
-      const body = NULL_BODY.includes(response.status) || !response.body ? null : await readCapped(response, maxBytes, host);
+      // fetch gives null-body statuses (204, 205, 304) no body, and a new Response may not have one either.
+      const body = response.body && (await readCapped(response, maxBytes, host));
       return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     } catch (err) {
       if (err instanceof AuthError) throw err;

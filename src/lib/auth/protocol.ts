@@ -67,18 +67,18 @@ export async function authorizationRequest(
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   const nonce = server.scope.split(' ').includes('openid') ? oauth.generateRandomNonce() : undefined;
-  const url = new URL(server.as.authorization_endpoint!);
-  const params = url.searchParams;
-  params.set('client_id', server.client.client_id);
-  params.set('response_type', 'code');
-  params.set('scope', server.scope);
-  params.set('redirect_uri', server.redirectUri);
-  params.set('code_challenge', await oauth.calculatePKCECodeChallenge(codeVerifier));
-  params.set('code_challenge_method', 'S256');
-  params.set('state', state);
+  const params = new URLSearchParams({
+    client_id: server.client.client_id,
+    response_type: 'code',
+    scope: server.scope,
+    redirect_uri: server.redirectUri,
+    code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
+    code_challenge_method: 'S256',
+    state,
+  });
   if (nonce) params.set('nonce', nonce);
   if (prompt) params.set('prompt', prompt);
-  return { url: url.href, pending: { state, codeVerifier, nonce, returnTo, silent: prompt === 'none', createdAt: now } };
+  return { url: `${server.as.authorization_endpoint}?${params}`, pending: { state, codeVerifier, nonce, returnTo, silent: prompt === 'none', createdAt: now } };
 }
 
 /** Never longer than the server said: a short lifetime is kept, so renewal comes before expiry. */
@@ -192,14 +192,16 @@ export async function fetchUserInfo(server: Server, tokens: TokenSet, signal?: A
   });
 }
 
-/** Where to end the provider's session (RP-Initiated Logout 1.0 §2), with the state its return will carry. */
-export function endSessionUrl(server: Server, tokens: TokenSet | undefined): { url: string; state: string } | undefined {
-  if (!server.as.end_session_endpoint) return undefined;
-  const url = new URL(server.as.end_session_endpoint);
-  const state = oauth.generateRandomState();
-  if (tokens?.idToken) url.searchParams.set('id_token_hint', tokens.idToken);
-  url.searchParams.set('client_id', server.client.client_id);
-  url.searchParams.set('post_logout_redirect_uri', server.redirectUri);
-  url.searchParams.set('state', state);
-  return { url: url.href, state };
+/** Where to end the provider's session (RP-Initiated Logout 1.0 §2), or undefined without an endpoint. */
+export function endSessionUrl(server: Server, tokens: TokenSet | undefined): string | undefined {
+  const endpoint = server.as.end_session_endpoint;
+  return (
+    endpoint &&
+    `${endpoint}?${new URLSearchParams({
+      ...(tokens?.idToken && { id_token_hint: tokens.idToken }),
+      client_id: server.client.client_id,
+      post_logout_redirect_uri: server.redirectUri,
+      state: oauth.generateRandomState(),
+    })}`
+  );
 }
