@@ -40,75 +40,74 @@ export class ConfigError extends Error {
 
 export const DEFAULT_SCOPE = 'openid profile email service.api';
 
-/** An absolute https URL (http for loopback only), without credentials or fragment. */
-function checkedUrl(value: unknown, key: string): URL {
-  let url: URL | undefined;
-  try {
-    url = new URL(value as string);
-  } catch {
-    // Reported below with the key's name.
-  }
-  const secure = url?.protocol === 'https:' || (url?.protocol === 'http:' && isLoopbackHost(url.hostname));
-  if (!url || !secure || url.username || url.password || url.hash) {
-    throw new ConfigError(key, 'must be an https URL (http only for loopback hosts), without credentials or fragment');
-  }
-  return url;
-}
-
-function optional<T>(raw: Record<string, unknown>, key: string, check: (value: unknown) => boolean): T | undefined {
-  if (raw[key] === undefined) return undefined;
-  if (!check(raw[key])) throw new ConfigError(key, 'has the wrong type or value');
-  return raw[key] as T;
-}
-
+const WRONG = 'has the wrong type or value';
 const isText = (value: unknown) => typeof value === 'string' && value.trim() !== '' && value.length < 2048;
-/** A base URL endpoint paths are appended to: no query, and no trailing slash. */
-function baseUrl(value: unknown, key: string): string {
-  const url = checkedUrl(value, key);
-  if (url.search) throw new ConfigError(key, 'must not have a query string');
-  return url.href.replace(/\/+$/, '');
-}
+const isBoolean = (value: unknown) => typeof value === 'boolean';
 
 /** Validates a parsed config.json; `appUrl` is the page's own URL, for the default redirect URI. */
 export function parseConfig(raw: unknown, appUrl: string): AppConfig {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError('config.json', 'must hold a JSON object');
   const input = raw as Record<string, unknown>;
-  const accountUrl = baseUrl(input.accountUrl, 'accountUrl');
-  const authUrl = baseUrl(input.authUrl, 'authUrl');
-  const authOrigin = new URL(authUrl).origin;
+  /** `input[key]`, or `fallback` when it is absent; a value `valid` refuses names the key. */
+  const read = <T>(key: string, valid: (value: unknown) => unknown, fallback?: T, problem = WRONG): T => {
+    const value = input[key] === undefined ? fallback : input[key];
+    if (value !== undefined && !valid(value)) throw new ConfigError(key, problem);
+    return value as T;
+  };
+  /** An absolute https URL (http for loopback hosts only), without credentials or fragment. */
+  const url = (key: string, value: unknown = input[key]) => {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(value as string);
+    } catch {
+      // Reported below with the key's name.
+    }
+    const { protocol, hostname, username, password, hash } = parsed ?? {};
+    if (!(protocol === 'https:' || (protocol === 'http:' && isLoopbackHost(hostname!))) || username || password || hash) {
+      throw new ConfigError(key, 'must be an https URL (http only for loopback hosts), without credentials or fragment');
+    }
+    return parsed!;
+  };
+  /** A base URL endpoint paths are appended to: no query, and no trailing slash. */
+  const base = (key: string) => {
+    const { href, search } = url(key);
+    if (search) throw new ConfigError(key, 'must not have a query string');
+    return href.replace(/\/+$/, '');
+  };
+  const optionalUrl = (key: string) => (input[key] === undefined ? undefined : url(key).href);
+
+  const accountUrl = base('accountUrl');
+  const authUrl = base('authUrl');
   const page = new URL(appUrl);
   // The default is the page itself, which must be a secure context too (WebCrypto needs one for PKCE).
-  const redirectUri = checkedUrl(input.redirectUri ?? page.origin + page.pathname, 'redirectUri').href;
+  const redirectUri = url('redirectUri', input.redirectUri ?? page.origin + page.pathname).href;
   // An issuer identifier is compared verbatim, so a configured one is kept exactly as written.
-  const issuer = input.issuer === undefined ? accountUrl : (checkedUrl(input.issuer, 'issuer'), input.issuer as string);
-  if (!isText(input.clientId)) throw new ConfigError('clientId', 'must be a non-empty string');
-  const scope = optional<string>(input, 'scope', isText) ?? DEFAULT_SCOPE;
-  const requireIss = optional<boolean>(input, 'requireIss', (v) => typeof v === 'boolean') ?? false;
-  const timeoutMs = optional<number>(input, 'timeoutMs', (v) => Number.isInteger(v) && +v! >= 100 && +v! <= 120_000) ?? 15_000;
-  const apiOrigins = optional<unknown[]>(input, 'apiOrigins', Array.isArray) ?? [];
-  const origins = apiOrigins.map((entry) => {
-    const url = checkedUrl(entry, 'apiOrigins');
-    if (url.href !== `${url.origin}/`) throw new ConfigError('apiOrigins', 'must list bare origins like https://api.example.com');
-    return url.origin;
+  const issuer = read('issuer', (value) => url('issuer', value), accountUrl);
+  const clientId = read<string>('clientId', isText, undefined, 'must be a non-empty string');
+  if (!clientId) throw new ConfigError('clientId', 'must be a non-empty string');
+  const origins = read<unknown[]>('apiOrigins', Array.isArray, []).map((entry) => {
+    const { href, origin } = url('apiOrigins', entry);
+    if (href !== `${origin}/`) throw new ConfigError('apiOrigins', 'must list bare origins like https://api.example.com');
+    return origin;
   });
-  const allowed = [...new Set([authOrigin, ...origins])];
-  const apiUrl = input.apiUrl === undefined ? undefined : checkedUrl(input.apiUrl, 'apiUrl');
-  const endpoint = (key: string) => (input[key] === undefined ? undefined : checkedUrl(input[key], key).href);
-  if (apiUrl && !allowed.includes(apiUrl.origin)) throw new ConfigError('apiUrl', 'must be on an origin listed in apiOrigins');
+  const apiOrigins = [...new Set([new URL(authUrl).origin, ...origins])];
+  const apiUrl = optionalUrl('apiUrl');
+  if (apiUrl && !apiOrigins.includes(new URL(apiUrl).origin))
+    throw new ConfigError('apiUrl', 'must be on an origin listed in apiOrigins');
   return {
     accountUrl,
     authUrl,
-    clientId: input.clientId as string,
-    scope: scope.trim().split(/\s+/).join(' '),
+    clientId,
+    scope: read<string>('scope', isText, DEFAULT_SCOPE).trim().split(/\s+/).join(' '),
     redirectUri,
     issuer,
-    requireIss,
-    apiOrigins: allowed,
-    apiUrl: apiUrl?.href,
-    timeoutMs,
-    endSessionUrl: endpoint('endSessionUrl'),
-    revocationUrl: endpoint('revocationUrl'),
-    dpop: optional<boolean>(input, 'dpop', (v) => typeof v === 'boolean') ?? false,
+    requireIss: read('requireIss', isBoolean, false),
+    apiOrigins,
+    apiUrl,
+    timeoutMs: read('timeoutMs', (v) => Number.isInteger(v) && +v! >= 100 && +v! <= 120_000, 15_000),
+    endSessionUrl: optionalUrl('endSessionUrl'),
+    revocationUrl: optionalUrl('revocationUrl'),
+    dpop: read('dpop', isBoolean, false),
   };
 }
 

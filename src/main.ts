@@ -13,7 +13,9 @@ const callback = takeCallbackResponse(browser);
 try {
   const config = await loadConfig();
   // For hosts that send no Link header: userinfo's connection opens while the code is exchanged.
-  document.head.append(Object.assign(document.createElement('link'), { rel: 'preconnect', href: config.authUrl, crossOrigin: '' }));
+  document.head.append(
+    Object.assign(document.createElement('link'), { rel: 'preconnect', href: config.authUrl, crossOrigin: '' }),
+  );
   const auth = createAuth({ ...authOptions(config), browser });
   // The code exchange starts before the UI mounts; the UI shows its progress and then the claims.
   const started = auth.start(callback);

@@ -78,7 +78,10 @@ export async function authorizationRequest(
   });
   if (nonce) params.set('nonce', nonce);
   if (prompt) params.set('prompt', prompt);
-  return { url: `${server.as.authorization_endpoint}?${params}`, pending: { state, codeVerifier, nonce, returnTo, silent: prompt === 'none', createdAt: now } };
+  return {
+    url: `${server.as.authorization_endpoint}?${params}`,
+    pending: { state, codeVerifier, nonce, returnTo, silent: prompt === 'none', createdAt: now },
+  };
 }
 
 /** Never longer than the server said: a short lifetime is kept, so renewal comes before expiry. */
