@@ -15,7 +15,7 @@ export default defineConfig(
     files: ['**/*.svelte', '**/*.svelte.ts'],
     languageOptions: { parserOptions: { parser: ts.parser, extraFileExtensions: ['.svelte'] } },
   },
-  { files: ['src/**'], languageOptions: { globals: globals.browser } },
+  { files: ['src/**', 'examples/**', 'tests/consumer/**'], languageOptions: { globals: globals.browser } },
   { files: ['idp/**', 'scripts/**', 'tests/**', '*.config.{js,ts}'], languageOptions: { globals: globals.node } },
   {
     rules: {

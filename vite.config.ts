@@ -56,7 +56,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           environment: 'happy-dom',
-          include: ['src/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'examples/**/*.test.ts'],
           setupFiles: ['src/test-setup.ts'],
           restoreMocks: true,
         },

@@ -48,9 +48,24 @@ export function createResource<T>(
   let target: string | undefined;
   let loadedFor: string | undefined;
   let signedIn = false;
+  let started = false;
+  const resolve = () => (typeof url === 'function' ? url() : url) ?? undefined;
+
+  // A function URL is followed in an effect, so a view's $state read inside it is tracked. The effect
+  // is made with the resource (in a view's script it ends with the view), not when the store starts:
+  // that runs inside whichever effect subscribes first, often a template block, and a re-run of that
+  // block would destroy it, leaving the resource deaf to new URLs.
+  if (typeof url === 'function') {
+    $effect.root(() => {
+      $effect(() => {
+        const next = resolve()?.toString();
+        untrack(() => started && next !== target && ((target = next), load(true)));
+      });
+    });
+  }
 
   const { set, update, readable } = reactiveStore<ResourceState<T>>(IDLE, () => {
-    const resolve = () => (typeof url === 'function' ? url() : url) ?? undefined;
+    started = true;
     target = resolve()?.toString();
     const stopSession = session.subscribe(({ status, user }) => {
       signedIn = status === 'signed-in';
@@ -63,19 +78,9 @@ export function createResource<T>(
         set(UNAUTHENTICATED);
       }
     });
-    // A function URL is followed in an effect, so a view's $state read inside it is tracked.
-    const stopUrl =
-      typeof url === 'function'
-        ? $effect.root(() => {
-            $effect(() => {
-              const next = resolve()?.toString();
-              untrack(() => next !== target && ((target = next), load(true)));
-            });
-          })
-        : undefined;
     return () => {
+      started = false;
       stopSession();
-      stopUrl?.();
       abort();
       loadedFor = undefined;
       set(IDLE);

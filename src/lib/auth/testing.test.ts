@@ -1,0 +1,123 @@
+// The test kit: an Auth that behaves as createAuth's does for a view, without a network.
+import { get } from 'svelte/store';
+import { describe, expect, it, vi } from 'vitest';
+import { AuthError } from '.';
+import { createTestAuth, TEST_TOKEN } from './testing';
+
+const API = 'https://api.example.test';
+
+/** The AuthError code a promise rejects with. */
+async function codeOf(promise: Promise<unknown>) {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AuthError);
+  return (error as AuthError).code;
+}
+
+describe('createTestAuth', () => {
+  it('is signed in with the given user, `sub` defaulting to test-user', () => {
+    const auth = createTestAuth({ user: { name: 'Alice', email: 'alice@example.test' } });
+    expect(auth.session.current).toMatchObject({
+      status: 'signed-in',
+      user: { sub: 'test-user', name: 'Alice', email: 'alice@example.test' },
+    });
+    expect(createTestAuth({ user: { sub: 'bob' } }).session.current.user?.sub).toBe('bob');
+    expect(createTestAuth().session.current.status).toBe('signed-in');
+  });
+
+  it('user null is signed out', () => {
+    expect(createTestAuth({ user: null }).session.current).toEqual({
+      status: 'signed-out',
+      user: null,
+      expiresAt: null,
+      error: null,
+    });
+  });
+
+  it('fetch hands the request to the handler with Authorization: Bearer TEST_TOKEN', async () => {
+    const handler = vi.fn((request: Request) => Response.json({ auth: request.headers.get('authorization') }));
+    const auth = createTestAuth({ apiOrigins: [API], handler });
+    const response = await auth.fetch(`${API}/orders?page=2`, { method: 'POST', headers: { 'x-trace': '1' }, body: 'a=1' });
+    expect(await response.json()).toEqual({ auth: `Bearer ${TEST_TOKEN}` });
+    const [request] = handler.mock.calls[0];
+    expect([request.method, request.url, request.headers.get('x-trace'), await request.text()]).toEqual([
+      'POST',
+      `${API}/orders?page=2`,
+      '1',
+      'a=1',
+    ]);
+  });
+
+  it('fetch takes a Request, and returns a non-2xx answer as it is', async () => {
+    const auth = createTestAuth({ apiOrigins: [API], handler: () => new Response('gone', { status: 410 }) });
+    const response = await auth.fetch(new Request(`${API}/old`, { method: 'DELETE' }));
+    expect([response.status, await response.text()]).toEqual([410, 'gone']);
+  });
+
+  it('relative URLs resolve against the page', async () => {
+    const auth = createTestAuth({ apiOrigins: [location.origin], handler: (request) => new Response(request.url) });
+    const response = await auth.fetch('api/items');
+    expect(await response.text()).toBe(new URL('api/items', location.href).href);
+  });
+
+  it('refuses any other origin with forbidden_origin before the handler sees anything', async () => {
+    const handler = vi.fn(() => new Response());
+    const auth = createTestAuth({ apiOrigins: [API], handler });
+    for (const url of ['https://evil.example.test/steal', 'http://api.example.test/', '/same-origin']) {
+      expect(await codeOf(auth.fetch(url))).toBe('forbidden_origin');
+    }
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('signed out, fetch fails with unauthenticated and sends nothing', async () => {
+    const handler = vi.fn(() => new Response());
+    const auth = createTestAuth({ user: null, apiOrigins: [API], handler });
+    expect(await codeOf(auth.fetch(`${API}/orders`))).toBe('unauthenticated');
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('an aborted request fails with aborted and sends nothing', async () => {
+    const handler = vi.fn(() => new Response());
+    const auth = createTestAuth({ apiOrigins: [API], handler });
+    expect(await codeOf(auth.fetch(`${API}/orders`, { signal: AbortSignal.abort() }))).toBe('aborted');
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('signOut() and signIn() change session.current and the session store at once', async () => {
+    const auth = createTestAuth({ user: { sub: 'alice' } });
+    const seen: string[] = [];
+    const stop = auth.session.subscribe((state) => seen.push(state.status));
+    auth.signOut();
+    expect(auth.session.current.status).toBe('signed-out');
+    expect(get(auth.session).user).toBeNull();
+    await auth.signIn({ returnTo: '/orders' });
+    expect(get(auth.session)).toMatchObject({ status: 'signed-in', user: { sub: 'alice' } });
+    expect(auth.session.current.user?.sub).toBe('alice');
+    expect(seen).toEqual(['signed-in', 'signed-out', 'signed-in']);
+    stop();
+  });
+
+  it('resource() loads through the handler, and is unauthenticated after sign-out', async () => {
+    const auth = createTestAuth({
+      apiOrigins: [API],
+      handler: (request) => Response.json({ path: new URL(request.url).pathname }),
+    });
+    const resource = auth.resource<{ path: string }>(`${API}/items/a`);
+    const stop = resource.subscribe(() => {});
+    await vi.waitFor(() => expect(get(resource)).toEqual({ status: 'ok', data: { path: '/items/a' }, error: null }));
+    auth.signOut();
+    expect(get(resource)).toEqual({ status: 'unauthenticated', data: null, error: null });
+    stop();
+  });
+
+  it('resource() turns an HTTP error into http_error with the status and the start of the text', async () => {
+    const auth = createTestAuth({ apiOrigins: [API], handler: () => new Response('x'.repeat(5000), { status: 500 }) });
+    const resource = auth.resource(`${API}/items/a`);
+    const stop = resource.subscribe(() => {});
+    await vi.waitFor(() => expect(get(resource).status).toBe('error'));
+    expect(get(resource).error).toMatchObject({ code: 'http_error', status: 500, text: `${'x'.repeat(199)}…` });
+    stop();
+  });
+});
