@@ -21,13 +21,8 @@ const keys = (storage: Storage) => Object.keys(storage).filter((key) => key.star
 function parse(raw: string | null): PendingSignIn | undefined {
   try {
     const tx = JSON.parse(raw ?? 'null');
-    const valid =
-      typeof tx?.state === 'string' &&
-      typeof tx.codeVerifier === 'string' &&
-      (tx.nonce === undefined || typeof tx.nonce === 'string') &&
-      typeof tx.returnTo === 'string' &&
-      typeof tx.silent === 'boolean' &&
-      typeof tx.createdAt === 'number';
+    // Written by this module; checked anyway, as storage is shared with every script of the origin.
+    const valid = ['state', 'codeVerifier', 'returnTo'].every((key) => typeof tx?.[key] === 'string') && tx.createdAt > 0;
     return valid ? tx : undefined;
   } catch {
     return undefined;
