@@ -4,7 +4,7 @@ import { screen } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestAuth } from '../lib/auth/testing';
-import { ALICE, at, renderView, scriptedAuth, session } from '../testing/render';
+import { ALICE, at, browserLikeReplace, renderView, scriptedAuth, session } from '../testing/render';
 import SignIn from './SignIn.svelte';
 
 beforeEach(() => at('#/'));
@@ -46,11 +46,12 @@ describe('SignIn', () => {
   ])('once signed in after returnTo=%s, replaces this page with %s', async (returnTo, hash) => {
     const auth = createTestAuth({ user: null });
     at(returnTo === undefined ? '#/signin' : `#/signin?returnTo=${encodeURIComponent(returnTo)}`);
-    const entries = history.length;
+    const replace = browserLikeReplace();
     renderView(SignIn, auth);
     await vi.waitFor(() => expect(location.hash).toBe(hash));
     expect(auth.session.current.status).toBe('signed-in');
-    expect(history.length).toBe(entries);
+    // location.replace: the sign-in page's entry is replaced, so Back does not return to it.
+    expect(replace).toHaveBeenCalledWith(hash);
   });
 
   it('when already signed in, goes straight to returnTo without a sign-in', async () => {

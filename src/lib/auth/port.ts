@@ -34,11 +34,8 @@ export function browserPort(): BrowserPort {
     url: () => location.href,
     go: (url, replace) => (replace ? location.replace(url) : location.assign(url)),
     rewrite: (url) => history.replaceState(history.state, '', url),
-    navigate(route) {
-      history.replaceState(history.state, '', `#${route}`);
-      // svelte-spa-router follows hashchange only, and replaceState fires none.
-      dispatchEvent(new Event('hashchange'));
-    },
+    // A fragment navigation that replaces the entry: no reload, and the hashchange a hash router follows.
+    navigate: (route) => location.replace(`#${route}`),
     session: sessionStorage,
     local: localStorage,
     channel: typeof BroadcastChannel === 'function' ? new BroadcastChannel('auth') : undefined,
