@@ -1,7 +1,7 @@
 import { mount } from 'svelte';
 import './app.css';
 import App from './App.svelte';
-import ConfigErrorPage from './components/ConfigErrorPage.svelte';
+import { showConfigError } from './components/config-error-page';
 import { authOptions, ConfigError, loadConfig } from './config';
 import { browserPort, createAuth, takeCallbackResponse } from './lib/auth';
 
@@ -23,6 +23,5 @@ try {
   await started;
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err;
-  target.replaceChildren();
-  mount(ConfigErrorPage, { target, props: { key: err.key, problem: err.problem } });
+  showConfigError(target, err);
 }

@@ -188,7 +188,15 @@ export function toProfile(claims: oauth.UserInfoResponse): UserProfile {
 export async function fetchUserInfo(server: Server, tokens: TokenSet, signal?: AbortSignal): Promise<UserProfile> {
   const { as, client } = server;
   return withNonce(server, async () => {
-    const response = await oauth.userInfoRequest(as, client, tokens.accessToken, options(server, as.userinfo_endpoint, signal));
+    // The same request userInfoRequest makes, through the resource request auth.fetch already uses.
+    const response = await oauth.protectedResourceRequest(
+      tokens.accessToken,
+      'GET',
+      new URL(as.userinfo_endpoint!),
+      new Headers({ accept: 'application/json' }),
+      null,
+      options(server, as.userinfo_endpoint, signal),
+    );
     // JSON only: oauth4webapi would parse any type, and take a JWT answer unsigned (OIDC Core §5.3.2).
     if (response.ok && oauth.getContentType(response)?.toLowerCase() !== 'application/json') throw new AuthError('invalid_response');
     return toProfile(await oauth.processUserInfoResponse(as, client, tokens.subject ?? oauth.skipSubjectCheck, response));
