@@ -31,12 +31,9 @@ function parse(raw: string | null): PendingSignIn | undefined {
 
 const expired = (tx: PendingSignIn, now: number) => !(now - tx.createdAt >= 0 && now - tx.createdAt < PENDING_TTL_MS);
 
-/** Stores a new pending sign-in, dropping expired ones left by abandoned attempts. */
+/** Stores a new pending sign-in; one per tab, so an abandoned earlier attempt can no longer be answered. */
 export function savePending(storage: Storage, tx: PendingSignIn): void {
-  for (const key of keys(storage)) {
-    const old = parse(storage.getItem(key));
-    if (!old || expired(old, tx.createdAt)) storage.removeItem(key);
-  }
+  clearPending(storage);
   storage.setItem(PREFIX + tx.state, JSON.stringify(tx));
 }
 
