@@ -46,7 +46,8 @@ export interface Variant {
   input?: boolean;
   behaviour?: (env: Env) => Behaviour;
   config?: Record<string, unknown>;
-  expect?: Partial<Expectation>;
+  /** A function when the expectation names what the hostile origins put into the payload. */
+  expect?: Partial<Expectation> | ((env: Env) => Partial<Expectation>);
   /** Attacker-chosen values the app must not use or leak (forged codes, smuggled tokens). */
   secrets?: (env: Env) => Secret[];
   run?: (s: Steps) => Promise<void>;
@@ -156,7 +157,8 @@ export async function startHarness(): Promise<Harness> {
 
   async function run(variant: Variant, defaults: Expectation): Promise<Verdict> {
     const started = Date.now();
-    const expect: Expectation = { ...defaults, ...variant.expect };
+    const own = typeof variant.expect === 'function' ? variant.expect(env) : variant.expect;
+    const expect: Expectation = { ...defaults, ...own };
     server.setCase(variant.behaviour?.(env) ?? {});
     app!.setConfig({
       accountUrl: env.accountUrl,

@@ -179,7 +179,11 @@ describe('hostile oracle', () => {
       /lost the session/,
       { outcome: 'any' },
     ],
-    ['wrong claims on the profile', (obs) => (obs.judged[0].claims.sub = 'mallory'), /profile shows sub="mallory"/],
+    [
+      'wrong claims on the profile',
+      (obs) => (obs.judged[0].claims.sub = 'mallory'),
+      /profile shows sub "mallory" instead of "hostile-user-1"/,
+    ],
   ];
   for (const [name, mutate, expected, expectation] of mutations) {
     test(`catches ${name}`, () => {
@@ -188,6 +192,103 @@ describe('hostile oracle', () => {
       expect(judge(obs, expectation ?? signedIn).join('\n')).toMatch(expected);
     });
   }
+});
+
+describe('claims as display text (issue 9)', () => {
+  const MARKUP = `<img data-pwn src="${o.canary}/img" onerror="window.__pwned=1"><script data-pwn>fetch('${o.canary}/s')</script>`;
+  const LONG = `<b data-pwn>${'x'.repeat(300)}</b>`;
+  const BIDI = 'Ada \u202Eevil.exe\u202C Hostile';
+  const ZERO_WIDTH = 'ad\u200Ba\u200D';
+  const asText = (claims: Record<string, string>): Expectation => ({ outcome: 'signedIn', asText: claims });
+  /** A clean sign-in whose profile shows `shown` in place of the honest claims. */
+  const showing = (shown: Record<string, string>, extra: Partial<PageProbe> = {}) => {
+    const obs = cleanSignIn();
+    const p = page({ claims: { ...USER, ...shown }, ...extra });
+    obs.all = [p];
+    obs.judged = [{ ...p, end: 'signedIn' }];
+    return obs;
+  };
+
+  const passes: [string, Observation, Expectation][] = [
+    ['markup shown literally', showing({ name: MARKUP }), asText({ name: MARKUP })],
+    ['long markup cut with an ellipsis', showing({ name: `${LONG.slice(0, 199)}…` }), asText({ name: LONG })],
+    ['long markup cut without a mark', showing({ name: LONG.slice(0, 100) }), asText({ name: LONG })],
+    ['a bidi override removed, the letters kept', showing({ name: 'Ada evil.exe Hostile' }), asText({ name: BIDI })],
+    ['zero-width characters removed', showing({ preferred_username: 'ada' }), asText({ preferred_username: ZERO_WIDTH })],
+  ];
+  for (const [name, obs, expectation] of passes) {
+    test(`accepts ${name}`, () => {
+      expect(judge(obs, expectation)).toEqual([]);
+    });
+  }
+
+  const failures: [string, Observation, Expectation, RegExp][] = [
+    [
+      'markup that became an element',
+      showing({ name: '' }, { injected: ['<img data-pwn src="x">'] }),
+      asText({ name: MARKUP }),
+      /payload markup became DOM[^]*profile shows name "" instead of/,
+    ],
+    [
+      'markup shown escaped twice',
+      showing({ name: MARKUP.replaceAll('<', '&lt;').replaceAll('>', '&gt;') }),
+      asText({ name: MARKUP }),
+      /profile shows name "&lt;img .* as text/,
+    ],
+    [
+      'markup stripped to its text',
+      showing({ email: 'bold' }),
+      asText({ email: '<b data-pwn>bold</b>' }),
+      /profile shows email "bold"/,
+    ],
+    ['a claim cut to almost nothing', showing({ name: '<b…' }), asText({ name: LONG }), /profile shows name "<b…"/],
+    ['a placeholder instead of the claim', showing({ name: '—' }), asText({ name: MARKUP }), /profile shows name "—"/],
+    ['the payload ran', showing({ name: MARKUP }, { pwned: true }), asText({ name: MARKUP }), /payload script ran/],
+    [
+      'a bidi override left in',
+      showing({ name: BIDI }),
+      asText({ name: BIDI }),
+      /name shown with invisible U\+202E, U\+202C: "Ada <U\+202E>evil/,
+    ],
+    [
+      'a zero-width character left in',
+      showing({ preferred_username: 'ad\u200Ba' }),
+      asText({ preferred_username: ZERO_WIDTH }),
+      /preferred_username shown with invisible U\+200B/,
+    ],
+    [
+      'the letters removed with the bidi characters',
+      showing({ name: 'Ada  Hostile' }),
+      asText({ name: BIDI }),
+      /profile shows name "Ada {2}Hostile" instead of "Ada evil.exe Hostile"/,
+    ],
+    [
+      'a bidi override in the greeting',
+      showing({}, { claims: {}, headings: `Hello, ${BIDI}` }),
+      asText({ name: BIDI }),
+      /heading shown with invisible U\+202E/,
+    ],
+    [
+      'an alert shown instead of the profile',
+      showing({}, { claims: {}, signOut: false, alert: 'An answer could not be accepted.' }),
+      asText({ name: MARKUP }),
+      /alert instead of a profile[^]*does not greet/,
+    ],
+  ];
+  for (const [name, obs, expectation, expected] of failures) {
+    test(`catches ${name}`, () => {
+      expect(judge(obs, expectation).join('\n')).toMatch(expected);
+    });
+  }
+
+  test('catches a request that reached the canary', () => {
+    const obs = showing({ name: MARKUP });
+    obs.serverLog.push(logged(4, 'canary', 'canary', 'GET', '/img'));
+    obs.violations.push('canary (attacker) server received GET /img');
+    expect(judge(obs, asText({ name: MARKUP })).join('\n')).toMatch(
+      /canary \(attacker\)[^]*non-allow-listed origin: GET .*\/img/,
+    );
+  });
 });
 
 describe("rules for the app's own requests", () => {

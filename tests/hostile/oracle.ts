@@ -1,5 +1,6 @@
 // The oracle: given everything observed while the app faced one bad input, list the ways the app
-// ACCEPTED it. An empty list means the app stayed safe. Pure functions over plain data, so a verdict
+// ACCEPTED it: let it take effect where it must not (a refused answer used, markup run, a secret leaked,
+// text shown other than as plain text). An empty list means the app stayed safe. Pure functions over plain data, so a verdict
 // can be read next to the evidence it came from.
 import type { ConsoleEntry, CspViolation, RecordedRequest } from '../support/browser';
 import { USER, type LoggedRequest, type Secrets } from './server';
@@ -7,7 +8,7 @@ import { USER, type LoggedRequest, type Secrets } from './server';
 export type Outcome = 'rejected' | 'signedIn' | 'any';
 
 export interface Expectation {
-  /** rejected: alert and no signed-in state. signedIn: profile with the right claims. any: either. */
+  /** rejected: alert and no signed-in state. signedIn: profile with the right claims, as text. any: either. */
   outcome: Outcome;
   /** Endpoints that must see no request after the bad input. */
   forbid?: ('token' | 'userinfo')[];
@@ -19,6 +20,11 @@ export interface Expectation {
   errorCode?: string;
   /** A plain signed-out page (a "Sign in" button, no alert) is an acceptable end too. */
   allowSignedOut?: boolean;
+  /**
+   * Claims the server sent that a signed-in page must show literally, as text (see `notLiteral`);
+   * claims not named here must be the honest user's.
+   */
+  asText?: Record<string, string>;
 }
 
 /** What the DOM of one page showed at the end. */
@@ -94,6 +100,31 @@ const origin = (url: string): string | null => {
   }
 };
 const short = (s: string, n = 140) => (s.length > n ? `${s.slice(0, n)}…` : s);
+
+/** Characters that must never be shown: bidi embeddings, overrides and isolates, zero-width ones (Trojan Source). */
+const INVISIBLE = /[\u202a-\u202e\u2066-\u2069\u200b-\u200f\u2060\ufeff]/g;
+/** A claim cut for display must still show at least this much of its start (or all of a shorter one). */
+const MIN_SHOWN_TEXT = 64;
+const codePoint = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+/** Shown text in a report, with invisible characters named instead of reordering the report itself. */
+const visible = (s: string) => JSON.stringify(short(s)).replace(INVISIBLE, (c) => `<${codePoint(c)}>`);
+
+/** How a string a server sent must read on screen: the same characters, invisible ones removed. */
+export const displayText = (sent: string) => sent.replace(INVISIBLE, '').trim();
+
+/**
+ * Why `shown` is not `sent` shown literally as text, or null if it is. Literally: exactly the display
+ * text, or a start of it of at least MIN_SHOWN_TEXT characters, optionally followed by an ellipsis.
+ * Markup shown escaped (&lt;), stripped, or rendered as elements all fail.
+ */
+export function notLiteral(sent: string, shown: string | undefined): string | null {
+  const want = displayText(sent);
+  if (shown === want) return null;
+  if (shown === undefined) return 'is not shown';
+  const cut = shown.replace(/(…|\.\.\.)$/, '');
+  if (cut.length < want.length && want.startsWith(cut) && cut.length >= Math.min(want.length, MIN_SHOWN_TEXT)) return null;
+  return `${visible(shown)} instead of ${visible(want)} as text`;
+}
 
 /** Strings the app must not leak, tagged with what they are. Values under 8 chars cannot be told apart from noise. */
 export function secretList(obs: Observation): Secret[] {
@@ -271,6 +302,11 @@ export function judge(obs: Observation, expect: Expectation): string[] {
     if (p.polluted) problems.push('Object.prototype was polluted by the response');
     for (const el of p.injected) problems.push(`payload markup became DOM: ${short(el)}`);
     for (const el of p.scriptUrls) problems.push(`a javascript: URL reached the DOM: ${short(el)}`);
+    const shownText = { ...p.claims, heading: p.headings };
+    for (const [k, v] of Object.entries(shownText)) {
+      const hidden = [...new Set(v.match(INVISIBLE) ?? [])].map(codePoint);
+      if (hidden.length) problems.push(`${k} shown with invisible ${hidden.join(', ')}: ${visible(v)}`);
+    }
   }
   for (const v of obs.csp)
     problems.push(`CSP violation: ${short(v.directive ? `${v.directive} blocked ${v.blockedURI}` : v.text)}`);
@@ -306,15 +342,18 @@ function judgeEnd(p: PageProbe & { end: string }, expect: Expectation): string[]
   // A session that falls over a frame later (e.g. an expiry timer that overflowed) did not really work.
   if (p.end === 'signedIn' && !signedIn)
     problems.push(`signed in, then lost the session at once ${where}: "${short(p.alert ?? '')}"`);
-  // The profile must show the honest user's claims; the home page greets them by name.
+  // The profile must show the honest user's claims, or the ones the case sent, as text; the home page greets by name.
+  const want: Record<string, string> = { ...USER, ...expect.asText };
   const rightClaims = () => {
     if (!Object.keys(p.claims).length) {
-      if (!p.headings.includes(USER.name))
-        problems.push(`signed in, but the page does not greet ${USER.name}: ${JSON.stringify(p.headings)}`);
+      if (!p.headings.includes(displayText(want.name).slice(0, MIN_SHOWN_TEXT)))
+        problems.push(`signed in, but the page does not greet ${visible(want.name)}: ${visible(p.headings)}`);
       return;
     }
-    for (const [k, v] of Object.entries(USER))
-      if (p.claims[k] !== v) problems.push(`profile shows ${k}="${p.claims[k]}" instead of "${v}"`);
+    for (const [k, v] of Object.entries(want)) {
+      const wrong = notLiteral(v, p.claims[k]);
+      if (wrong) problems.push(`profile shows ${k} ${wrong}`);
+    }
   };
   if (expect.outcome === 'rejected') {
     if (signedIn)

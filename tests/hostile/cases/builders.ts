@@ -1,7 +1,7 @@
 // Payloads and small builders shared by the case tables, so each variant reads as the one thing it
 // does differently from an honest server.
 import { deferred, type AuthorizeCtx, type Behaviour, type TokenCtx } from '../server';
-import type { Env, Steps } from '../harness';
+import type { Env, Steps, Variant } from '../harness';
 
 // Payloads that would prove injection three ways: DOM marker (data-pwn), a global, a canary request.
 export const markup = (env: Env) =>
@@ -41,6 +41,12 @@ export const idToken = (
 ) => tokenJson((ctx, env) => ({ ...ctx.good(), id_token: ctx.idToken(patch(ctx.idClaims(), env), header) }));
 export const userinfo = (answer: NonNullable<Behaviour['userinfo']>) => (): Behaviour => ({ userinfo: answer });
 export const claims = (patch: Record<string, unknown>) => userinfo((ctx) => ({ json: { ...ctx.claims(), ...patch } }));
+/** A string claim that is display text: the app must sign in and show it literally, never as markup. */
+export const textClaim = (name: string, claim: string, value: (env: Env) => string): Variant => ({
+  name,
+  behaviour: (env) => claims({ [claim]: value(env) })(),
+  expect: (env) => ({ outcome: 'signedIn', asText: { [claim]: value(env) } }),
+});
 
 /** Sign in honestly first, then give the bad input: used by replay and navigation cases. */
 export const signedIn = async (s: Steps) => {
