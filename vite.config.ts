@@ -35,7 +35,14 @@ export default defineConfig({
   plugins: [svelte({ compilerOptions: { discloseVersion: false, runes: true } }), securityHeadersPlugin],
   server: { host: '127.0.0.1', port: 5173, strictPort: true, allowedHosts: loopbackHosts },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, allowedHosts: loopbackHosts },
-  build: { target: 'es2022', sourcemap: false, modulePreload: { polyfill: false } },
+  build: {
+    target: 'es2022',
+    sourcemap: false,
+    modulePreload: { polyfill: false },
+    // The app never logs (nothing it could log is safe to leave in a console); this also drops the
+    // libraries' development warnings from the production bundle.
+    rolldownOptions: { output: { minify: { compress: { dropConsole: true } } } },
+  },
   resolve: process.env.VITEST ? { conditions: ['browser'] } : undefined,
   test: {
     coverage: {

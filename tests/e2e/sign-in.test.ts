@@ -34,7 +34,7 @@ describe('sign-in', () => {
 
     // Signed out stays signed out: no session hint is left (only the non-secret mark that makes the next
     // sign-in ask for an account), and a reload does not quietly sign in.
-    expect((await pageState(page)).localStorage).toEqual({ 'auth:signed-out': '1' });
+    expect((await pageState(page)).localStorage).toEqual({ 'auth:hint': 'out' });
     const authorizeBefore = authorizeRequests(log).length;
     await page.reload();
     await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();

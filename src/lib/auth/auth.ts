@@ -55,10 +55,11 @@ export interface Auth {
   destroy(): void;
 }
 
-/** "This browser had a session": no token and no personal data, only a reason to try prompt=none. */
+/**
+ * Non-secret: "1" when this browser had a session (a reason to try prompt=none), "out" when the person
+ * signed out (the next interactive sign-in lets them choose an account: prompt=login).
+ */
 const HINT = 'auth:hint';
-/** The person signed out: the next interactive sign-in lets them choose an account (prompt=login). */
-const SIGNED_OUT = 'auth:signed-out';
 /** When the last silent restore started; stops a restore loop (per tab). */
 const RESTORE_AT = 'auth:restore-at';
 const RESTORE_GUARD_MS = 60_000;
@@ -145,7 +146,6 @@ export function createAuth(options: AuthOptions): Auth {
       if (signal.aborted) return;
       renewal.adopt(tokens);
       shared.setItem(HINT, '1');
-      shared.removeItem(SIGNED_OUT);
       state.signedIn(user, tokens.expiresAt);
       browser.navigate(returnTo);
     } catch (e) {
@@ -161,8 +161,7 @@ export function createAuth(options: AuthOptions): Auth {
     const tokens = renewal.drop();
     clearPending(local);
     local.removeItem(RESTORE_AT);
-    shared.removeItem(HINT);
-    shared.setItem(SIGNED_OUT, '1');
+    shared.setItem(HINT, 'out');
     state.signedOut();
     browser.navigate('/');
     if (!here) return;
@@ -195,7 +194,7 @@ export function createAuth(options: AuthOptions): Auth {
       if (mayRestore()) return restore(currentRoute());
       state.signedOut();
     },
-    signIn: ({ returnTo } = {}) => redirect(safeRoute(returnTo) ?? '/profile', shared.getItem(SIGNED_OUT) ? 'login' : undefined),
+    signIn: ({ returnTo } = {}) => redirect(safeRoute(returnTo) ?? '/profile', shared.getItem(HINT) === 'out' ? 'login' : undefined),
     signOut: () => signOut(true),
     fetch: authFetch,
     resource: (url, resourceOptions) => createResource(state.session, authFetch, url, resourceOptions),

@@ -11,7 +11,7 @@ export const setAuth = (auth: Auth): Auth => setContext(KEY, auth);
 /** The instance a parent set with setAuth (or `authContext` in mount/render). */
 export function getAuth(): Auth {
   const auth = getContext<Auth | undefined>(KEY);
-  if (!auth) throw new Error('getAuth(): no auth instance; call setAuth(auth) in the root component');
+  if (!auth) throw new Error('getAuth() needs setAuth(auth) in the root component');
   return auth;
 }
 

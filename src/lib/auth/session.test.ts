@@ -187,7 +187,7 @@ describe('sign-out', () => {
     expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
     expect(tab.navigate).toHaveBeenLastCalledWith('/');
     // Only the non-secret "signed out on purpose" mark stays, for prompt=login on the next sign-in.
-    expect(allStorage()).toBe('auth:signed-out=1');
+    expect(allStorage()).toBe('auth:hint=out');
     await expectUnauthenticatedWithoutRequest(tab);
   });
 

@@ -2,7 +2,6 @@
 
 /** C0/C1 controls: shown as a space (newlines kept in multi-line text). */
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
-const CONTROLS_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
 /** Invisible characters: bidirectional marks, overrides and isolates (Trojan Source), zero-width ones. */
 const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
 
@@ -13,7 +12,7 @@ export function safeText(value: string, max = MAX_TEXT, { multiline = false } = 
   const cleaned = value
     .slice(0, max * 4)
     .replace(INVISIBLE, '')
-    .replace(multiline ? CONTROLS_BUT_NEWLINE : CONTROLS, ' ')
+    .replace(CONTROLS, (c) => (multiline && c === '\n' ? c : ' '))
     .trim();
   return cleaned.length > max ? `${cleaned.slice(0, max - 1)}…` : cleaned;
 }
