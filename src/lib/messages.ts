@@ -10,8 +10,9 @@ export interface ErrorMessage {
 
 const SUPPORT = 'Try again; if it keeps failing, contact support.';
 
+/** Codes this app never shows (it sends no request to other origins and ignores aborts) get a general message. */
 export function describeError(code: AuthErrorCode, host = 'the identity service', status?: number): ErrorMessage {
-  const messages: Record<AuthErrorCode, ErrorMessage> = {
+  const messages: Partial<Record<AuthErrorCode, ErrorMessage>> = {
     cancelled: { title: 'Sign-in was cancelled.', hint: 'Nothing was shared with this app.' },
     authorization_failed: { title: 'The identity service could not sign you in.', hint: SUPPORT },
     login_required: { title: 'Please sign in again.' },
@@ -36,10 +37,7 @@ export function describeError(code: AuthErrorCode, host = 'the identity service'
       action: 'Sign in again',
     },
     insufficient_scope: { title: 'Your sign-in does not include the permission this page needs.' },
-    forbidden_origin: { title: 'A request was blocked: that address may not receive your token.' },
-    unauthenticated: { title: 'You are signed out.' },
     http_error: { title: `The server answered with an error${status ? ` (HTTP ${status})` : ''}.` },
-    aborted: { title: 'The request was cancelled.' },
   };
-  return messages[code];
+  return messages[code] ?? { title: 'The request could not be completed.', hint: SUPPORT };
 }
