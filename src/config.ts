@@ -130,11 +130,14 @@ export async function loadConfig(appUrl = location.href): Promise<AppConfig> {
 export function authOptions(config: AppConfig): AuthOptions {
   return {
     ...config,
-    authorizationEndpoint: `${config.accountUrl}/connect/authorize`,
-    tokenEndpoint: `${config.accountUrl}/connect/token`,
-    userinfoEndpoint: `${config.authUrl}/connect/userinfo`,
-    endSessionEndpoint: config.endSessionUrl,
-    revocationEndpoint: config.revocationUrl,
+    server: {
+      issuer: config.issuer,
+      authorization_endpoint: `${config.accountUrl}/connect/authorize`,
+      token_endpoint: `${config.accountUrl}/connect/token`,
+      userinfo_endpoint: `${config.authUrl}/connect/userinfo`,
+      end_session_endpoint: config.endSessionUrl,
+      revocation_endpoint: config.revocationUrl,
+    },
   };
 }
 

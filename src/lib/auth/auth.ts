@@ -12,11 +12,19 @@ import { createSession, type ReactiveStore, type SessionState } from './session'
 import { clearPending, savePending } from './transaction';
 
 export interface AuthOptions {
-  /** Expected `iss` of authorization responses and ID tokens (RFC 9207, OIDC Core §3.1.3.7). */
-  issuer: string;
-  authorizationEndpoint: string;
-  tokenEndpoint: string;
-  userinfoEndpoint: string;
+  /**
+   * The identity service, in RFC 8414 metadata names (a discovery document fits): `issuer` is checked
+   * against `iss` (RFC 9207, OIDC Core §3.1.3.7); the end-session (RP-Initiated Logout 1.0) and
+   * revocation (RFC 7009) endpoints are optional and make sign-out end the session and revoke there too.
+   */
+  server: {
+    issuer: string;
+    authorization_endpoint: string;
+    token_endpoint: string;
+    userinfo_endpoint: string;
+    end_session_endpoint?: string;
+    revocation_endpoint?: string;
+  };
   /** The public client's id; there is no client secret. */
   clientId: string;
   redirectUri: string;
@@ -28,10 +36,6 @@ export interface AuthOptions {
   apiOrigins?: string[];
   /** Per-request timeout, default 15000 ms. */
   timeoutMs?: number;
-  /** Sign-out also ends the provider's session there (RP-Initiated Logout 1.0). */
-  endSessionEndpoint?: string;
-  /** Sign-out also revokes the refresh token there (RFC 7009). */
-  revocationEndpoint?: string;
   /** Bind tokens to a key of this page (RFC 9449). */
   dpop?: boolean;
   /** The browser; default the real one. */
@@ -81,16 +85,8 @@ export function createAuth(options: AuthOptions): Auth {
   const shared = browser.local;
   const client = { client_id: options.clientId };
   const server: Server = {
-    as: {
-      issuer: options.issuer,
-      authorization_endpoint: options.authorizationEndpoint,
-      token_endpoint: options.tokenEndpoint,
-      userinfo_endpoint: options.userinfoEndpoint,
-      end_session_endpoint: options.endSessionEndpoint,
-      revocation_endpoint: options.revocationEndpoint,
-      // Makes validateAuthResponse refuse a response without `iss` (RFC 9207 §2.4).
-      authorization_response_iss_parameter_supported: options.requireIss,
-    },
+    // Makes validateAuthResponse refuse a response without `iss` (RFC 9207 §2.4).
+    as: { ...options.server, authorization_response_iss_parameter_supported: options.requireIss },
     client,
     redirectUri: options.redirectUri,
     scope: options.scope ?? 'openid',
@@ -104,7 +100,7 @@ export function createAuth(options: AuthOptions): Auth {
     renewed: (next) => state.renewed(next.expiresAt),
     expired: (err) => state.expired(currentRoute(), err),
   });
-  const allowed = new Set([new URL(options.userinfoEndpoint).origin, ...(options.apiOrigins ?? [])]);
+  const allowed = new Set([new URL(options.server.userinfo_endpoint).origin, ...(options.apiOrigins ?? [])]);
   const authFetch = createAuthFetch({ server, renewal, allowed, base: browser.url });
 
   async function redirect(returnTo: string, prompt?: 'none' | 'login') {
@@ -166,7 +162,7 @@ export function createAuth(options: AuthOptions): Auth {
     browser.navigate('/');
     if (!here) return;
     browser.channel?.postMessage({ type: 'signed-out' });
-    if (tokens?.refreshToken && options.revocationEndpoint) revoke(server, tokens.refreshToken).catch(() => {});
+    if (tokens?.refreshToken && options.server.revocation_endpoint) revoke(server, tokens.refreshToken).catch(() => {});
     const end = endSessionUrl(server, tokens);
     if (end) browser.go(end);
   }
