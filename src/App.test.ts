@@ -79,9 +79,9 @@ describe('App', () => {
   it('routes by hash', async () => {
     renderApp(createTestAuth({ user: ALICE }));
     expect((await heading()).textContent).toContain(ALICE.name);
+    expect(screen.getByRole('link', { name: 'API' }).hasAttribute('aria-current')).toBe(false);
     at('#/profile');
     await screen.findByText(ALICE.email);
-    expect(screen.getByRole('link', { name: 'Profile' }).getAttribute('aria-current')).toBe('page');
     at('#/api');
     await vi.waitFor(() => expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Demo API'));
     expect(screen.getByRole('link', { name: 'API' }).getAttribute('aria-current')).toBe('page');

@@ -222,35 +222,40 @@ describe('authOptions', () => {
       'https://app.example.com/',
     );
     expect(authOptions(config)).toMatchObject({
-      issuer: 'https://issuer.example.com/',
-      authorizationEndpoint: 'https://account.example.com/tenant/connect/authorize',
-      tokenEndpoint: 'https://account.example.com/tenant/connect/token',
-      userinfoEndpoint: 'https://auth.example.com/base/connect/userinfo',
+      server: {
+        issuer: 'https://issuer.example.com/',
+        authorization_endpoint: 'https://account.example.com/tenant/connect/authorize',
+        token_endpoint: 'https://account.example.com/tenant/connect/token',
+        userinfo_endpoint: 'https://auth.example.com/base/connect/userinfo',
+        end_session_endpoint: 'https://account.example.com/connect/endsession',
+        revocation_endpoint: 'https://account.example.com/connect/revocation',
+      },
       clientId: 'demo-spa',
       redirectUri: 'https://app.example.com/',
       scope: 'openid profile',
       requireIss: true,
       apiOrigins: ['https://auth.example.com', 'https://api.example.com'],
       timeoutMs: 5000,
-      endSessionEndpoint: 'https://account.example.com/connect/endsession',
-      revocationEndpoint: 'https://account.example.com/connect/revocation',
       dpop: true,
     });
   });
 
   it('without the optional keys: no sign-out endpoints, no DPoP, the defaults', () => {
-    expect(authOptions(parseConfig(VALID, APP))).toMatchObject({
-      issuer: 'https://account.example.com',
-      authorizationEndpoint: 'https://account.example.com/connect/authorize',
-      userinfoEndpoint: 'https://auth.example.com/connect/userinfo',
+    const options = authOptions(parseConfig(VALID, APP));
+    expect(options).toMatchObject({
+      server: {
+        issuer: 'https://account.example.com',
+        authorization_endpoint: 'https://account.example.com/connect/authorize',
+        userinfo_endpoint: 'https://auth.example.com/connect/userinfo',
+      },
       scope: DEFAULT_SCOPE,
       requireIss: false,
       apiOrigins: ['https://auth.example.com'],
       timeoutMs: 15_000,
-      endSessionEndpoint: undefined,
-      revocationEndpoint: undefined,
       dpop: false,
     });
+    expect(options.server.end_session_endpoint).toBeUndefined();
+    expect(options.server.revocation_endpoint).toBeUndefined();
   });
 });
 

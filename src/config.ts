@@ -83,8 +83,8 @@ export function parseConfig(raw: unknown, appUrl: string): AppConfig {
   const redirectUri = url('redirectUri', input.redirectUri ?? page.origin + page.pathname).href;
   // An issuer identifier is compared verbatim, so a configured one is kept exactly as written.
   const issuer = read('issuer', (value) => url('issuer', value), accountUrl);
-  const clientId = read<string>('clientId', isText, undefined, 'must be a non-empty string');
-  if (!clientId) throw new ConfigError('clientId', 'must be a non-empty string');
+  const clientId = input.clientId as string;
+  if (!isText(clientId)) throw new ConfigError('clientId', 'must be a non-empty string');
   const origins = read<unknown[]>('apiOrigins', Array.isArray, []).map((entry) => {
     const { href, origin } = url('apiOrigins', entry);
     if (href !== `${origin}/`) throw new ConfigError('apiOrigins', 'must list bare origins like https://api.example.com');

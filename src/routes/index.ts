@@ -2,7 +2,6 @@ import { parse } from 'regexparam';
 import { safeRoute } from '../lib/auth';
 import Home from './Home.svelte';
 import SignIn from './SignIn.svelte';
-import Profile from './Profile.svelte';
 import Api from './Api.svelte';
 
 import NotFound from './NotFound.svelte';
@@ -11,7 +10,7 @@ import NotFound from './NotFound.svelte';
 export const routes = {
   '/': Home,
   '/signin': SignIn,
-  '/profile': Profile,
+  '/profile': Home,
   '/api': Api,
 
   '*': NotFound,

@@ -67,7 +67,7 @@ describe('callback', () => {
       if (typeof value === 'string') expect(dump.includes(value), `${name} found in ${dump}`).toBe(false);
     }
     // Only the non-secret session hint may remain; no pending transaction outlives the sign-in.
-    expect(Object.keys(state.sessionStorage).filter((k) => k.startsWith('auth:tx:'))).toEqual([]);
+    expect(Object.keys(state.sessionStorage).filter((k) => k.startsWith('auth:tx'))).toEqual([]);
     expect(Object.keys(state.localStorage).filter((k) => k !== 'auth:hint')).toEqual([]);
     expect(state.url).not.toMatch(/[?&](code|state|iss)=/);
   });
@@ -90,7 +90,7 @@ describe('callback', () => {
     await page.waitForURL((url) => url.origin === appOrigin && url.searchParams.has('code'));
     const realCallback = page.url();
     await page.unrouteAll();
-    const pending = Object.keys((await pageState(page)).sessionStorage).filter((k) => k.startsWith('auth:tx:'));
+    const pending = Object.keys((await pageState(page)).sessionStorage).filter((k) => k.startsWith('auth:tx'));
     expect(pending, 'a pending transaction waits for the callback').toHaveLength(1);
 
     const forged = new URL(realCallback);

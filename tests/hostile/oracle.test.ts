@@ -87,9 +87,7 @@ function cleanSignIn(): Observation {
     requests: [browserReq(`${o.app}/?code=${CODE}&state=${STATE}`)],
     console: [],
     csp: [],
-    storageWrites: [
-      { area: 'session', key: `auth:tx:${STATE}`, value: JSON.stringify({ state: STATE, codeVerifier: VERIFIER }) },
-    ],
+    storageWrites: [{ area: 'session', key: 'auth:tx', value: JSON.stringify({ state: STATE, codeVerifier: VERIFIER }) }],
     navigations: [`${o.app}/#/profile`],
     popups: [],
     judged: [{ ...p, end: 'signedIn' }],
@@ -119,7 +117,7 @@ describe('hostile oracle', () => {
     ],
     [
       'transaction left after its callback',
-      (obs) => (obs.all[0].sessionStorage = { [`auth:tx:${STATE}`]: '{}' }),
+      (obs) => (obs.all[0].sessionStorage = { 'auth:tx': JSON.stringify({ state: STATE }) }),
       /still stored after its callback/,
     ],
     [

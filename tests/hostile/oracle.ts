@@ -140,7 +140,7 @@ export function secretList(obs: Observation): Secret[] {
   ];
   // The pending transaction's own values (verifier, state, nonce) as the app wrote them.
   for (const w of obs.storageWrites) {
-    if (!w.key.startsWith('auth:tx:')) continue;
+    if (!w.key.startsWith('auth:tx')) continue;
     for (const value of stringsIn(w.value)) list.push({ kind: 'tx', value });
   }
   return list.filter((x) => x.value.length >= 8);
@@ -265,7 +265,7 @@ export function judge(obs: Observation, expect: Expectation): string[] {
   for (const item of stored) {
     for (const s of secrets) {
       if (!item.key.includes(s.value) && !item.value.includes(s.value)) continue;
-      const txPlace = item.key.startsWith('auth:tx:') && ['state', 'nonce', 'verifier', 'tx'].includes(s.kind);
+      const txPlace = item.key.startsWith('auth:tx') && ['state', 'nonce', 'verifier', 'tx'].includes(s.kind);
       if (!txPlace) problems.push(`${s.kind} stored in ${item.where} "${short(item.key, 40)}"`);
     }
   }
@@ -277,7 +277,7 @@ export function judge(obs: Observation, expect: Expectation): string[] {
   );
   for (const p of obs.all) {
     for (const [key, value] of Object.entries(p.sessionStorage)) {
-      if (key.startsWith('auth:tx:') && answered.some((st) => key.includes(st) || value.includes(st))) {
+      if (key.startsWith('auth:tx') && answered.some((st) => key.includes(st) || value.includes(st))) {
         problems.push(`pending transaction "${short(key, 40)}" still stored after its callback was handled`);
       }
     }

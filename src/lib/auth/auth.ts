@@ -190,7 +190,8 @@ export function createAuth(options: AuthOptions): Auth {
       if (mayRestore()) return restore(currentRoute());
       state.signedOut();
     },
-    signIn: ({ returnTo } = {}) => redirect(safeRoute(returnTo) ?? '/profile', shared.getItem(HINT) === 'out' ? 'login' : undefined),
+    signIn: ({ returnTo } = {}) =>
+      redirect(safeRoute(returnTo) ?? '/profile', shared.getItem(HINT) === 'out' ? 'login' : undefined),
     signOut: () => signOut(true),
     fetch: authFetch,
     resource: (url, resourceOptions) => createResource(state.session, authFetch, url, resourceOptions),

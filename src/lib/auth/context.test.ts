@@ -9,7 +9,7 @@ import { createTestAuth } from './testing';
 
 describe('auth context', () => {
   it('getAuth without an instance from a parent throws an error that says how to provide one', () => {
-    expect(() => render(SignedInAs)).toThrow('getAuth(): no auth instance; call setAuth(auth) in the root component');
+    expect(() => render(SignedInAs)).toThrow('getAuth() needs setAuth(auth) in the root component');
   });
 
   it("authContext(auth) is render's context: the view gets that instance", () => {

@@ -20,11 +20,13 @@ import {
 
 const h = useAuthHarness();
 
-/** The pending transaction stored for `state`, found by the contract's key prefix. */
+/** The pending transaction stored for `state`: the one of this tab, under the contract's key. */
 function pendingFor(state: string): Record<string, unknown> {
-  const raw = sessionStorage.getItem(`auth:tx:${state}`);
-  expect(raw, `sessionStorage auth:tx:${state}`).toBeTruthy();
-  return JSON.parse(raw!);
+  const raw = sessionStorage.getItem('auth:tx');
+  expect(raw, 'sessionStorage auth:tx').toBeTruthy();
+  const pending = JSON.parse(raw!);
+  expect(pending.state).toBe(state);
+  return pending;
 }
 
 /** The stored string whose S256 hash is `challenge`: the verifier, whatever the field is called. */
@@ -151,7 +153,7 @@ describe('successful callback', () => {
     expect(location.search).toBe('');
     expect(Object.keys(localStorage)).toEqual(['auth:hint']);
     expect(localStorage.getItem('auth:hint')).toBe('1');
-    expect(Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx:'))).toEqual([]);
+    expect(Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx'))).toEqual([]);
   });
 
   it('keeps a refresh token out of storage and the store as well', async () => {
@@ -182,7 +184,7 @@ describe('callbacks that must not reach the token endpoint', () => {
     expect(tab.state.status).toBe('signed-out');
     expect(tab.state.error?.code).toBe('unknown_transaction');
     // The pending sign-in of this tab is gone too: a forged link burns it.
-    expect(Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx:'))).toEqual([]);
+    expect(Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx'))).toEqual([]);
   });
 
   it('no pending transaction at all (another tab, forged link): no token request', async () => {
@@ -250,7 +252,7 @@ describe('callbacks that must not reach the token endpoint', () => {
     expect(h.idp.requests).toHaveLength(0);
     expect(tab.state.status).toBe('error');
     expect(tab.state.error).toMatchObject({ code: 'cancelled', oauthError: 'access_denied', returnTo: '/api' });
-    expect(Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx:'))).toEqual([]);
+    expect(Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx'))).toEqual([]);
     expect(location.search).toBe('');
   });
 

@@ -198,7 +198,8 @@ export async function fetchUserInfo(server: Server, tokens: TokenSet, signal?: A
       options(server, as.userinfo_endpoint, signal),
     );
     // JSON only: oauth4webapi would parse any type, and take a JWT answer unsigned (OIDC Core §5.3.2).
-    if (response.ok && oauth.getContentType(response)?.toLowerCase() !== 'application/json') throw new AuthError('invalid_response');
+    const type = response.headers.get('content-type')?.split(';')[0].trim().toLowerCase();
+    if (response.ok && type !== 'application/json') throw new AuthError('invalid_response');
     return toProfile(await oauth.processUserInfoResponse(as, client, tokens.subject ?? oauth.skipSubjectCheck, response));
   });
 }

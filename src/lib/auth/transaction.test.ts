@@ -1,4 +1,4 @@
-// The pending sign-in in per-tab storage, keyed by state, single-use, 10 minutes.
+// The pending sign-in in per-tab storage: one at a time, single-use, 10 minutes, answered only by its state.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { PENDING_TTL_MS, clearPending, savePending, takePending, type PendingSignIn } from './transaction';
 
@@ -11,7 +11,6 @@ const tx = (state: string, createdAt = T0): PendingSignIn => ({
   silent: false,
   createdAt,
 });
-const txKeys = () => Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx:'));
 
 beforeEach(() => {
   sessionStorage.clear();
@@ -19,9 +18,9 @@ beforeEach(() => {
 });
 
 describe('pending sign-in', () => {
-  it('is kept in sessionStorage (not localStorage) under auth:tx:<state>', () => {
+  it('is kept in sessionStorage (per tab, not localStorage) under auth:tx', () => {
     savePending(sessionStorage, tx('abc'));
-    expect(txKeys()).toEqual(['auth:tx:abc']);
+    expect(Object.keys(sessionStorage)).toEqual(['auth:tx']);
     expect(localStorage.length).toBe(0);
   });
 
@@ -29,25 +28,23 @@ describe('pending sign-in', () => {
     savePending(sessionStorage, tx('abc'));
     expect(takePending(sessionStorage, 'abc', T0 + 1000)).toEqual(tx('abc'));
     expect(takePending(sessionStorage, 'abc', T0 + 1000)).toBeUndefined();
-    expect(txKeys()).toEqual([]);
+    expect(sessionStorage.length).toBe(0);
   });
 
-  it('is keyed by state: another state gets nothing and does not consume it', () => {
-    savePending(sessionStorage, tx('abc'));
-    expect(takePending(sessionStorage, 'xyz', T0)).toBeUndefined();
-    // A wrong state is an answer too: the attempt it could have matched is gone.
-    expect(takePending(sessionStorage, 'abc', T0)).toBeUndefined();
-    savePending(sessionStorage, tx('abc'));
-    expect(takePending(sessionStorage, null, T0)).toBeUndefined();
-    savePending(sessionStorage, tx('abc'));
-    expect(takePending(sessionStorage, 'abc', T0)).toMatchObject({ state: 'abc' });
+  it('is answered only by its state; any other answer (or none) uses it up', () => {
+    for (const state of ['xyz', null, '']) {
+      savePending(sessionStorage, tx('abc'));
+      expect(takePending(sessionStorage, state, T0)).toBeUndefined();
+      expect(takePending(sessionStorage, 'abc', T0)).toBeUndefined();
+    }
   });
 
-  it('keeps parallel attempts apart, and answering one forgets the others', () => {
+  it('a new attempt replaces the abandoned one: the earlier state is no longer answered', () => {
     savePending(sessionStorage, tx('one'));
     savePending(sessionStorage, tx('two'));
-    expect(takePending(sessionStorage, 'two', T0)?.codeVerifier).toBe('verifier-two');
     expect(takePending(sessionStorage, 'one', T0)).toBeUndefined();
+    savePending(sessionStorage, tx('two'));
+    expect(takePending(sessionStorage, 'two', T0)?.codeVerifier).toBe('verifier-two');
   });
 
   it('expires after 10 minutes, and is removed when found expired', () => {
@@ -56,7 +53,7 @@ describe('pending sign-in', () => {
     expect(takePending(sessionStorage, 'fresh', T0 + PENDING_TTL_MS - 1)).toBeDefined();
     savePending(sessionStorage, tx('old'));
     expect(takePending(sessionStorage, 'old', T0 + PENDING_TTL_MS)).toBeUndefined();
-    expect(txKeys()).toEqual([]);
+    expect(sessionStorage.length).toBe(0);
   });
 
   it('is not honoured when created in the future (clock games)', () => {
@@ -64,28 +61,22 @@ describe('pending sign-in', () => {
     expect(takePending(sessionStorage, 'future', T0)).toBeUndefined();
   });
 
-  it('abandoned, expired attempts are swept when a new one is saved', () => {
-    savePending(sessionStorage, tx('abandoned'));
-    savePending(sessionStorage, tx('new', T0 + PENDING_TTL_MS + 1));
-    expect(txKeys()).toEqual(['auth:tx:new']);
-  });
-
-  it('a tampered or foreign entry is not honoured', () => {
-    sessionStorage.setItem('auth:tx:abc', JSON.stringify({ ...tx('other'), createdAt: T0 }));
+  it.each([
+    ['another state inside', JSON.stringify({ ...tx('other') })],
+    ['not JSON', '{not json'],
+    ['missing fields', JSON.stringify({ state: 'abc', createdAt: T0 })],
+    ['a verifier that is not a string', JSON.stringify({ ...tx('abc'), codeVerifier: 42 })],
+    ['no creation time', JSON.stringify({ ...tx('abc'), createdAt: undefined })],
+  ])('a tampered or foreign entry (%s) is not honoured, and is removed', (_name, raw) => {
+    sessionStorage.setItem('auth:tx', raw);
     expect(takePending(sessionStorage, 'abc', T0)).toBeUndefined();
-    sessionStorage.setItem('auth:tx:bad', '{not json');
-    expect(takePending(sessionStorage, 'bad', T0)).toBeUndefined();
-    sessionStorage.setItem('auth:tx:partial', JSON.stringify({ state: 'partial', createdAt: T0 }));
-    expect(takePending(sessionStorage, 'partial', T0)).toBeUndefined();
-    expect(txKeys()).toEqual([]);
+    expect(sessionStorage.length).toBe(0);
   });
 
-  it('clearPending forgets every pending sign-in and nothing else', () => {
+  it('clearPending forgets the pending sign-in and nothing else', () => {
     savePending(sessionStorage, tx('one'));
-    savePending(sessionStorage, tx('two'));
     sessionStorage.setItem('unrelated', 'x');
     clearPending(sessionStorage);
-    expect(txKeys()).toEqual([]);
-    expect(sessionStorage.getItem('unrelated')).toBe('x');
+    expect(Object.keys(sessionStorage)).toEqual(['unrelated']);
   });
 });
