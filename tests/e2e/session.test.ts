@@ -66,7 +66,7 @@ describe('session', () => {
     await other.goto(env.stack.app.url + '#/profile');
     expect(await readClaims(other)).toEqual(claims);
 
-    await page.getByRole('main').getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     // The other tab drops what it showed without being touched.
     await expect.poll(() => other.locator('[data-claim]').count()).toBe(0);
