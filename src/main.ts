@@ -17,8 +17,10 @@ try {
     Object.assign(document.createElement('link'), { rel: 'preconnect', href: config.authUrl, crossOrigin: '' }),
   );
   const auth = createAuth({ ...authOptions(config), browser });
-  // The code exchange starts before the UI mounts; the UI shows its progress and then the claims.
   const started = auth.start(callback);
+  // The UI mounts in the next task, so the code exchange's request is on its way first; the UI is
+  // built while it is in flight, then shows the claims when they arrive.
+  await new Promise((resolve) => setTimeout(resolve));
   mount(App, { target, props: { auth, config } });
   await started;
 } catch (err) {

@@ -183,7 +183,8 @@ export function createAuth(options: AuthOptions): Auth {
   return {
     session: state.session,
     async start(callback = takeCallbackResponse(browser)) {
-      server.dpop = await dpop;
+      // Awaited only when there is a key to wait for: without DPoP the code exchange starts at once.
+      if (dpop) server.dpop = await dpop;
       // A response with only `state` is the provider's sign-out coming back, never a sign-in: whatever
       // it carries, forged or stale, the page starts as any other load (signed out after our sign-out).
       if (callback && [...callback.params.keys()].join() !== 'state') return handleCallback(callback);
