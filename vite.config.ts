@@ -53,8 +53,8 @@ export default defineConfig({
       reporter: ['text-summary', 'text'],
       // Just under the figures measured when the gate was added; raise them as coverage grows.
       thresholds: {
-        'src/**': { lines: 96, statements: 94, branches: 92, functions: 94 },
-        'src/lib/auth/**': { lines: 99, statements: 97, branches: 94, functions: 99 },
+        'src/**': { lines: 97, statements: 97, branches: 95, functions: 98 },
+        'src/lib/auth/**': { lines: 99.5, statements: 98.5, branches: 96, functions: 99 },
       },
     },
     projects: [
@@ -73,7 +73,12 @@ export default defineConfig({
       },
       {
         // Node-side tooling: headers, config check (against a real local provider) and the benchmark's latency proxy.
-        test: { name: 'tools', environment: 'node', include: ['scripts/**/*.test.js', 'tests/bench/**/*.test.ts'], testTimeout: 30_000 },
+        test: {
+          name: 'tools',
+          environment: 'node',
+          include: ['scripts/**/*.test.js', 'tests/bench/**/*.test.ts'],
+          testTimeout: 30_000,
+        },
       },
     ],
   },

@@ -1,6 +1,6 @@
 // createAuth: one auth instance, wired from parts that each do one job (callback, renewal, fetch,
 // session transitions), over a browser port so tests pass fakes instead of stubbing globals.
-import { toAuthError, toAuthErrorOrShow } from './errors';
+import { toAuthErrorOrShow } from './errors';
 import { createAuthFetch } from './fetch';
 import { checkShape, completeSignIn, pendingFor, takeCallbackResponse, type CallbackResponse } from './callback';
 import { browserPort, type BrowserPort } from './port';
@@ -111,7 +111,10 @@ export function createAuth(options: AuthOptions): Auth {
       // A silent attempt replaces this history entry: Back never lands on it again.
       browser.go(url, prompt === 'none');
     } catch (err) {
-      state.failed(toAuthError(err), returnTo);
+      state.failed(
+        toAuthErrorOrShow(err, (bug) => state.failed(bug, returnTo)),
+        returnTo,
+      );
     }
   }
 
@@ -145,6 +148,8 @@ export function createAuth(options: AuthOptions): Auth {
       state.signedIn(user, tokens.expiresAt);
       browser.navigate(returnTo);
     } catch (e) {
+      // Signed out meanwhile: the sign-out decides what shows.
+      if (signal.aborted) return;
       const err = toAuthErrorOrShow(e, (bug) => state.failed(bug, returnTo));
       if (!pending?.silent || !QUIET.includes(err.code)) return state.failed(err, returnTo);
       shared.removeItem(HINT);

@@ -2,7 +2,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { get } from 'svelte/store';
 import { useAuthHarness } from '../../testing/auth-harness';
-import { ALICE, API_URL, APP_URL, FakeBroadcastChannel, setPageUrl, testConfig } from '../../testing/fake-idp';
+import { ALICE, API_URL, APP_URL, FakeBroadcastChannel, USERINFO_URL, setPageUrl, testConfig } from '../../testing/fake-idp';
 import { authOptions } from '../../config';
 import * as api from '.';
 import { createAuth, takeCallbackResponse } from '.';
@@ -118,4 +118,46 @@ describe('one instance', () => {
     expect(auth.session.current.status).toBe('signed-out');
     auth.destroy();
   });
+});
+
+describe('defaults and late answers', () => {
+  it('with only the required options: scope openid (so a nonce), and only userinfo may receive the token', async () => {
+    const { server, clientId, redirectUri } = authOptions(h.config);
+    const browser = h.port();
+    const auth = createAuth({ server, clientId, redirectUri, browser });
+    await auth.start();
+    await auth.signIn();
+    const url = new URL(h.lastNavigation());
+    expect(url.searchParams.get('scope')).toBe('openid');
+    expect(url.searchParams.get('nonce')).toBeTruthy();
+    auth.destroy();
+  });
+
+  it('a sign-out while the code is being exchanged wins: the late answer signs nobody in', async () => {
+    const callback = h.idp.approve(await h.startSignIn());
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    h.idp.userinfo = async (request, standard) => (await hold, standard(request));
+    setPageUrl(`${APP_URL}?${callback}`);
+    const tab = h.newTab();
+    const started = tab.auth.start();
+    await vi.waitFor(() => expect(h.idp.to(USERINFO_URL)).toHaveLength(1));
+    tab.auth.signOut();
+    release();
+    await started;
+    expect(tab.state.status).toBe('signed-out');
+    await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
+  });
+});
+
+it('a failure that is no protocol error (storage refusing a write) still ends in an alert, and is thrown on', async () => {
+  const callback = h.idp.approve(await h.startSignIn());
+  const refused = new DOMException('quota', 'QuotaExceededError');
+  vi.spyOn(localStorage, 'setItem').mockImplementation(() => {
+    throw refused;
+  });
+  setPageUrl(`${APP_URL}?${callback}`);
+  const tab = h.newTab();
+  await expect(tab.auth.start()).rejects.toBe(refused);
+  expect(tab.state).toMatchObject({ status: 'error', user: null, error: { code: 'invalid_response' } });
 });

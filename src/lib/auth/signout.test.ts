@@ -165,3 +165,17 @@ describe('bounded callback values', () => {
     expect(tab.state.error?.code).toBe('invalid_grant');
   });
 });
+
+describe('a sign-in that cannot start', () => {
+  const h = useAuthHarness();
+
+  it('shows a failure with a way forward instead of waiting forever, and the bug is thrown on', async () => {
+    const tab = h.newTab();
+    await tab.auth.start();
+    const bug = new TypeError('crypto.subtle is unavailable');
+    vi.spyOn(crypto.subtle, 'digest').mockRejectedValue(bug);
+    await expect(tab.auth.signIn({ returnTo: '/api' })).rejects.toBe(bug);
+    expect(tab.state).toMatchObject({ status: 'error', error: { code: 'invalid_response', returnTo: '/api' } });
+    expect(h.assign).not.toHaveBeenCalled();
+  });
+});

@@ -121,3 +121,11 @@ describe('createTestAuth', () => {
     stop();
   });
 });
+
+it('start() and destroy() are harmless, and without a handler every allowed request gets a 404', async () => {
+  const auth = createTestAuth({ apiOrigins: ['https://api.example.test'] });
+  await auth.start();
+  expect((await auth.fetch('https://api.example.test/x')).status).toBe(404);
+  auth.destroy();
+  expect(auth.session.current.status).toBe('signed-in');
+});

@@ -1,0 +1,37 @@
+// The one place where failures become AuthErrors: known ones mapped with their cause kept, bugs thrown on.
+import { expect, it, vi } from 'vitest';
+import { AuthError, publicError, toAuthError, toAuthErrorOrShow } from './errors';
+
+it('keeps an AuthError as it is', () => {
+  const err = new AuthError('timeout', { host: 'h' });
+  expect(toAuthError(err)).toBe(err);
+});
+
+it('maps an abort and a response that is not JSON, keeping the original as cause', () => {
+  const abort = new DOMException('stopped', 'AbortError');
+  expect(toAuthError(abort)).toMatchObject({ code: 'aborted', cause: abort });
+  const syntax = new SyntaxError('Unexpected token <');
+  expect(toAuthError(syntax)).toMatchObject({ code: 'invalid_response', cause: syntax });
+});
+
+it('lets a bug stay a bug: a TypeError is thrown on, not dressed up as an AuthError', () => {
+  const bug = new TypeError('x is not a function');
+  expect(() => toAuthError(bug)).toThrow(bug);
+});
+
+it('toAuthErrorOrShow shows a bug as invalid_response, so no view waits forever, and throws it on', () => {
+  const show = vi.fn();
+  const bug = new TypeError('oops');
+  expect(() => toAuthErrorOrShow(bug, show)).toThrow(bug);
+  expect(show).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ code: 'invalid_response' }));
+  expect(toAuthErrorOrShow(new AuthError('timeout'), show).code).toBe('timeout');
+  expect(show).toHaveBeenCalledTimes(1);
+});
+
+it('what a store holds has the details but never the cause', () => {
+  const err = new AuthError('http_error', { status: 500, text: 'no' }, new Error('with a secret'));
+  const shown = publicError(err);
+  expect(shown).toMatchObject({ code: 'http_error', status: 500, text: 'no' });
+  expect(shown.cause).toBeUndefined();
+  expect(JSON.stringify(err.toJSON())).not.toContain('secret');
+});

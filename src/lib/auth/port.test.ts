@@ -1,0 +1,58 @@
+// The real browser port: what createAuth uses when no fake is passed in.
+import { afterEach, expect, it, vi } from 'vitest';
+import { browserPort } from './port';
+
+const ports: ReturnType<typeof browserPort>[] = [];
+const port = () => {
+  const p = browserPort();
+  ports.push(p);
+  return p;
+};
+afterEach(() => ports.splice(0).forEach((p) => p.channel?.close()));
+
+it('reads the page URL, the two storages, the clock and the broadcast channel of the browser', () => {
+  const p = port();
+  expect(p.url()).toBe(location.href);
+  expect(p.session).toBe(sessionStorage);
+  expect(p.local).toBe(localStorage);
+  expect(Math.abs(p.now() - Date.now())).toBeLessThan(1000);
+  expect(p.channel).toBeInstanceOf(BroadcastChannel);
+  expect(p.reloaded()).toBe(false);
+});
+
+it('navigates top-level with assign, or with replace for entries Back should skip', () => {
+  const assign = vi.spyOn(location, 'assign').mockImplementation(() => {});
+  const replace = vi.spyOn(location, 'replace').mockImplementation(() => {});
+  const p = port();
+  p.go('https://id.example/authorize');
+  p.go('https://id.example/authorize?prompt=none', true);
+  expect(assign).toHaveBeenCalledExactlyOnceWith('https://id.example/authorize');
+  expect(replace).toHaveBeenCalledExactlyOnceWith('https://id.example/authorize?prompt=none');
+});
+
+it('shows an app route with a fragment navigation that replaces the entry', () => {
+  const replace = vi.spyOn(location, 'replace').mockImplementation(() => {});
+  port().navigate('/api');
+  expect(replace).toHaveBeenCalledExactlyOnceWith('#/api');
+});
+
+it('rewrites the URL without a new history entry', () => {
+  const entries = history.length;
+  port().rewrite(`${location.origin}/?x=1#/here`);
+  expect(location.href).toBe(`${location.origin}/?x=1#/here`);
+  expect(history.length).toBe(entries);
+});
+
+it('listens on window, and on document for visibilitychange, until the remover runs', () => {
+  const p = port();
+  const onOnline = vi.fn();
+  const onVisible = vi.fn();
+  const removers = [p.listen('online', onOnline), p.listen('visibilitychange', onVisible)];
+  window.dispatchEvent(new Event('online'));
+  document.dispatchEvent(new Event('visibilitychange'));
+  for (const remove of removers) remove();
+  window.dispatchEvent(new Event('online'));
+  document.dispatchEvent(new Event('visibilitychange'));
+  expect(onOnline).toHaveBeenCalledTimes(1);
+  expect(onVisible).toHaveBeenCalledTimes(1);
+});
