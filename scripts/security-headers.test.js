@@ -38,7 +38,11 @@ describe('securityHeaders', () => {
   });
 
   it('lets the app reach a revocation endpoint on a host of its own, and nothing for the end-session page (a navigation)', () => {
-    const withLogout = { ...config, revocationUrl: 'https://revoke.example.com/r', endSessionUrl: 'https://logout.example.com/e' };
+    const withLogout = {
+      ...config,
+      revocationUrl: 'https://revoke.example.com/r',
+      endSessionUrl: 'https://logout.example.com/e',
+    };
     const csp = securityHeaders(withLogout)['Content-Security-Policy'];
     expect(csp).toContain(' https://revoke.example.com');
     expect(csp).not.toContain('logout.example.com');
