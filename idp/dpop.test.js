@@ -140,7 +140,9 @@ describe('DPoP-bound tokens', () => {
     expect(tokenNonce).toEqual(expect.any(String));
     const retried = await exchange(tokenNonce ?? undefined);
     expect(retried.status).toBe(200);
-    const { access_token: token, token_type: type } = await retried.json();
+    const { access_token: token, token_type: type } = /** @type {{ access_token: string, token_type: string }} */ (
+      await retried.json()
+    );
     expect(type).toBe('DPoP');
 
     const api = `${idp.apiUrl}/api/notes`;
@@ -162,7 +164,7 @@ describe('DPoP-bound tokens', () => {
 
     const ok = await call(apiNonce ?? undefined);
     expect(ok.status).toBe(200);
-    expect((await ok.json()).items).toHaveLength(2);
+    expect(/** @type {{ items: unknown[] }} */ (await ok.json()).items).toHaveLength(2);
   });
 
   test('without nonce mode the API sends no DPoP-Nonce', async () => {

@@ -37,13 +37,13 @@ describe('notes API', () => {
     const list = await getWithBearer(notes, alice, { Origin: APP_ORIGIN });
     expect(list.status).toBe(200);
     expect(list.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
-    const { items } = await list.json();
+    const { items } = /** @type {{ items: { id: string, title: string }[] }} */ (await list.json());
     expect(items).toEqual([
       { id: 'n1', title: expect.any(String) },
       { id: 'n2', title: expect.any(String) },
     ]);
 
-    const first = await (await getWithBearer(`${notes}/n1`, alice)).json();
+    const first = /** @type {{ createdAt: string }} */ (await (await getWithBearer(`${notes}/n1`, alice)).json());
     expect(first).toEqual({ id: 'n1', title: items[0].title, body: expect.any(String), createdAt: expect.any(String) });
     expect(new Date(first.createdAt).toISOString()).toBe(first.createdAt);
 
@@ -53,12 +53,12 @@ describe('notes API', () => {
     const note = await created.json();
     expect(note).toEqual({ id: 'n3', title: 'Shopping', body: 'Tea & <cake>', createdAt: expect.any(String) });
     expect(await (await getWithBearer(`${notes}/n3`, alice)).json()).toEqual(note);
-    expect((await (await getWithBearer(notes, alice)).json()).items).toHaveLength(3);
+    expect(/** @type {{ items: unknown[] }} */ (await (await getWithBearer(notes, alice)).json()).items).toHaveLength(3);
 
     const foreign = await getWithBearer(`${notes}/n3`, bob);
     expect(foreign.status).toBe(404);
     expect(await foreign.json()).toEqual({ error: 'not_found' });
-    expect((await (await getWithBearer(notes, bob)).json()).items).toHaveLength(2);
+    expect(/** @type {{ items: unknown[] }} */ (await (await getWithBearer(notes, bob)).json()).items).toHaveLength(2);
     expect((await getWithBearer(`${notes}/nope`, alice)).status).toBe(404);
 
     const noTitle = await post(notes, bob, form({ body: 'untitled' }));
@@ -72,7 +72,7 @@ describe('notes API', () => {
     /** @param {Response} response @param {RegExp} description */
     const refused = async (response, description) => {
       expect(response.status).toBe(400);
-      const body = await response.json();
+      const body = /** @type {{ error: string, error_description: string }} */ (await response.json());
       expect(body.error).toBe('invalid_request');
       expect(body.error_description).toMatch(description);
     };
