@@ -25,14 +25,19 @@ export function connectOrigins(config) {
  * `Link: rel=preconnect` for the token endpoint's origin (accountUrl) and userinfo's (authUrl), so the
  * callback page opens those connections while it loads instead of after config.json and the token
  * response. `crossorigin`: the app's fetches carry no cookies, and Chromium keeps such requests on
- * separate connections, which only a crossorigin preconnect warms.
+ * separate connections, which only a crossorigin preconnect warms. One more, without `crossorigin`,
+ * for accountUrl: the top-level navigation to the authorization endpoint (a sign-in, or the
+ * prompt=none restore after a reload) carries the provider's cookies and uses that other pool.
  * @param {Record<string, unknown>} config
  */
 function preconnectLink(config) {
   const origins = new Set([config.accountUrl, config.authUrl].map(originOf));
   origins.delete(undefined);
   origins.delete('null');
-  return [...origins].map((origin) => `<${origin}>; rel=preconnect; crossorigin`).join(', ');
+  const account = originOf(config.accountUrl);
+  const links = [...origins].map((origin) => `<${origin}>; rel=preconnect; crossorigin`);
+  if (account && account !== 'null') links.push(`<${account}>; rel=preconnect`);
+  return links.join(', ');
 }
 
 /**

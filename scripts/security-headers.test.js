@@ -17,15 +17,18 @@ const config = {
 };
 
 describe('securityHeaders', () => {
-  it('asks for credential-less preconnects to the token and userinfo origins', () => {
+  it('asks for credential-less preconnects to the token and userinfo origins, and a credentialed one for the authorize navigation', () => {
     expect(securityHeaders(config).Link).toBe(
-      '<https://account.example.com>; rel=preconnect; crossorigin, <https://auth.example.com:8443>; rel=preconnect; crossorigin',
+      '<https://account.example.com>; rel=preconnect; crossorigin, <https://auth.example.com:8443>; rel=preconnect; crossorigin, ' +
+        '<https://account.example.com>; rel=preconnect',
     );
   });
 
   it('names a shared origin once, and leaves out what is not a URL', () => {
     const shared = { accountUrl: 'https://id.example.com/a', authUrl: 'https://id.example.com/b' };
-    expect(securityHeaders(shared).Link).toBe('<https://id.example.com>; rel=preconnect; crossorigin');
+    expect(securityHeaders(shared).Link).toBe(
+      '<https://id.example.com>; rel=preconnect; crossorigin, <https://id.example.com>; rel=preconnect',
+    );
     expect(securityHeaders({ accountUrl: 'not a url', authUrl: 42 })).not.toHaveProperty('Link');
   });
 
