@@ -6,15 +6,25 @@ import { createTestAuth, TEST_TOKEN } from '@pkce-spa/auth/testing';
 import Orders from './Orders.svelte';
 
 const auth: Auth = createAuth({
-  issuer: 'https://id.example.com',
-  authorizationEndpoint: 'https://id.example.com/authorize',
-  tokenEndpoint: 'https://id.example.com/token',
-  userinfoEndpoint: 'https://id.example.com/userinfo',
+  server: {
+    issuer: 'https://id.example.com',
+    authorization_endpoint: 'https://id.example.com/authorize',
+    token_endpoint: 'https://id.example.com/token',
+    userinfo_endpoint: 'https://id.example.com/userinfo',
+  },
   clientId: 'spa',
   redirectUri: 'https://app.example.com/',
   apiOrigins: ['https://api.example.com'],
 });
 const started: Promise<void> = auth.start();
+
+const flat = {
+  authorizationEndpoint: 'https://id.example.com/authorize',
+  clientId: 'spa',
+  redirectUri: 'https://app.example.com/',
+};
+// @ts-expect-error the endpoints go in `server`, in RFC 8414 names
+createAuth(flat);
 mount(Orders, { target: document.body, props: { ordersUrl: 'https://api.example.com/orders' }, context: authContext(auth) });
 void started;
 
