@@ -21,6 +21,10 @@ export interface IdpOptions {
   refreshTokenTtl?: number;
   clientId?: string;
   redirectUris?: string[];
+  /** The provider and the demo API require a DPoP nonce in every proof. */
+  dpopNonce?: boolean;
+  /** Accounts besides the demo users (a test's unusual names); never listed in the README. */
+  extraUsers?: { sub: string; username: string; password: string; name: string; email: string }[];
 }
 
 export interface Stack {
