@@ -42,8 +42,13 @@ export async function startIdp(options: IdpOptions & { redirectUris: string[] })
   return mod.startIdp({ accountPort: 0, authPort: 0, apiPort: 0, quiet: true, ...options });
 }
 
+export interface StackOptions extends IdpOptions {
+  /** Merged over the default config.json; a function gets the provider, for keys naming its URLs. */
+  extraConfig?: Record<string, unknown> | ((idp: Idp) => Record<string, unknown>);
+}
+
 /** Start app + provider; `extraConfig` is merged over the default config.json. */
-export async function startStack(options: IdpOptions & { extraConfig?: Record<string, unknown> } = {}): Promise<Stack> {
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const { extraConfig, ...idpOptions } = options;
   const app = await serveApp();
   let idp: Idp;
@@ -59,7 +64,7 @@ export async function startStack(options: IdpOptions & { extraConfig?: Record<st
     clientId: idp.clientId,
     apiOrigins: [idp.apiUrl],
     apiUrl: idp.apiUrl + '/api/greeting',
-    ...extraConfig,
+    ...(typeof extraConfig === 'function' ? extraConfig(idp) : extraConfig),
   };
   app.setConfig(config);
   return {
