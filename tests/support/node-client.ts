@@ -10,16 +10,19 @@ export interface JsonAnswer {
   headers: Headers;
 }
 
+/** The JSON object of an answer, or `{ text }` when it is not JSON (an HTML error page). */
+function parseObject(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return { text };
+  }
+}
+
 async function send(url: string, init: RequestInit): Promise<JsonAnswer> {
   const response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
   const text = await response.text();
-  let body: Record<string, unknown> = {};
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    body = { text };
-  }
-  return { status: response.status, body, headers: response.headers };
+  return { status: response.status, body: parseObject(text), headers: response.headers };
 }
 
 /** A refresh_token grant for the public client, as the app would send it (without DPoP). */
