@@ -3,7 +3,6 @@
 // resource server would call introspection), plus its DPoP proof when the
 // token is bound to a key.
 import { DpopError } from './dpop.js';
-import { findUserBySub } from './users.js';
 
 /** RFC 6750 / RFC 9449 token68 after the scheme (scheme is case-insensitive). */
 const AUTHORIZATION = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i;
@@ -18,9 +17,10 @@ const AUTHORIZATION = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i;
  * @param {import('oidc-provider').default} provider
  * @param {import('./dpop.js').DpopVerifier} dpop
  * @param {{ authorization?: string, proof?: string, method: string, url: string }} request url without query
+ * @param {import('./users.js').UserDirectory['findUserBySub']} findUserBySub
  * @returns {Promise<Caller | Refusal>}
  */
-export async function authenticate(provider, dpop, { authorization, proof, method, url }) {
+export async function authenticate(provider, dpop, { authorization, proof, method, url }, findUserBySub) {
   const match = AUTHORIZATION.exec(authorization ?? '');
   if (!match) return { scheme: 'Bearer', code: 'invalid_token', description: 'missing access token' };
   const scheme = match[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';

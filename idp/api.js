@@ -18,12 +18,12 @@ const ROUTES = [
 
 /**
  * @param {import('oidc-provider').default} provider
- * @param {{ apiUrl: string, allowedOrigins: Set<string>, dpopNonce: boolean }} options
+ * @param {{ apiUrl: string, allowedOrigins: Set<string>, dpopNonce: boolean, users: import('./users.js').UserDirectory }} options
  *   apiUrl: this server's origin, the base of the htu every DPoP proof must name;
  *   allowedOrigins: origins allowed to call the API from a browser
  * @returns {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => Promise<void>}
  */
-export function createApiHandler(provider, { apiUrl, allowedOrigins, dpopNonce }) {
+export function createApiHandler(provider, { apiUrl, allowedOrigins, dpopNonce, users }) {
   const notes = createNotesStore();
   const dpop = createDpopVerifier({ algorithms: DPOP_ALGS, requireNonce: dpopNonce });
 
@@ -65,12 +65,17 @@ export function createApiHandler(provider, { apiUrl, allowedOrigins, dpopNonce }
       return;
     }
 
-    const caller = await authenticate(provider, dpop, {
-      authorization: req.headers.authorization,
-      proof: typeof req.headers.dpop === 'string' ? req.headers.dpop : undefined,
-      method: req.method ?? '',
-      url: new URL(path, apiUrl).href,
-    });
+    const caller = await authenticate(
+      provider,
+      dpop,
+      {
+        authorization: req.headers.authorization,
+        proof: typeof req.headers.dpop === 'string' ? req.headers.dpop : undefined,
+        method: req.method ?? '',
+        url: new URL(path, apiUrl).href,
+      },
+      users.findUserBySub,
+    );
     if ('code' in caller) {
       const algs = caller.scheme === 'DPoP' ? `, algs="${DPOP_ALGS.join(' ')}"` : '';
       return sendJson(

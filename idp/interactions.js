@@ -9,7 +9,6 @@ import { errors } from 'oidc-provider';
 import { htmlHeaders, readForm } from './http.js';
 import { consentPage, loginPage, messagePage, pageCsp } from './pages.js';
 import { originsOf } from './provider.js';
-import { findUserBySub, verifyPassword } from './users.js';
 
 const ROUTE = /^\/interaction\/([\w-]{1,64})(?:\/(login|consent|abort))?$/;
 
@@ -17,10 +16,10 @@ const ABORTED = { error: 'access_denied', error_description: 'End-User aborted i
 
 /**
  * @param {import('oidc-provider').default} provider
- * @param {{ redirectUris: string[] }} options
+ * @param {{ redirectUris: string[], users: import('./users.js').UserDirectory }} options
  * @returns {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, path: string) => Promise<void>}
  */
-export function createInteractionHandler(provider, { redirectUris }) {
+export function createInteractionHandler(provider, { redirectUris, users }) {
   const headers = htmlHeaders(pageCsp(originsOf(redirectUris)));
 
   /** @param {import('node:http').ServerResponse} res @param {number} status @param {string} html */
@@ -68,7 +67,7 @@ export function createInteractionHandler(provider, { redirectUris }) {
 
     if (action === undefined) {
       if (prompt === 'login') return send(res, 200, loginPage({ uid, clientName }));
-      if (prompt === 'consent') return send(res, 200, renderConsent(details, clientName));
+      if (prompt === 'consent') return send(res, 200, renderConsent(details, clientName, users));
       return expired(res);
     }
 
@@ -85,7 +84,7 @@ export function createInteractionHandler(provider, { redirectUris }) {
 
     if (action === 'login' && prompt === 'login') {
       const username = form.get('username') ?? '';
-      const user = verifyPassword(username, form.get('password'));
+      const user = users.verifyPassword(username, form.get('password'));
       if (!user) {
         send(res, 200, loginPage({ uid, clientName, username, error: 'Wrong username or password.' }));
         return;
@@ -113,8 +112,9 @@ export function createInteractionHandler(provider, { redirectUris }) {
 /**
  * @param {import('oidc-provider').Interaction} details from provider.interactionDetails
  * @param {string} clientName
+ * @param {import('./users.js').UserDirectory} users
  */
-function renderConsent(details, clientName) {
+function renderConsent(details, clientName, users) {
   const missing = details.prompt.details.missingOIDCScope;
   const requested = String(details.params.scope ?? '')
     .split(' ')
@@ -122,7 +122,7 @@ function renderConsent(details, clientName) {
   return consentPage({
     uid: details.uid,
     clientName,
-    userName: findUserBySub(details.session?.accountId)?.name ?? 'unknown user',
+    userName: users.findUserBySub(details.session?.accountId)?.name ?? 'unknown user',
     scopes: Array.isArray(missing) ? missing : requested,
   });
 }

@@ -7,7 +7,6 @@ import Provider from 'oidc-provider';
 // its factory only avoids the "development-only adapter" warning on every start.
 import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
 
-import { findAccount, findUserBySub } from './users.js';
 import { logoutPage, messagePage, pageCsp } from './pages.js';
 
 export const SCOPES = ['openid', 'profile', 'email', 'service.api'];
@@ -60,11 +59,12 @@ export function originsOf(uris) {
  * @property {number} refreshTokenTtl seconds; also bounds the IdP session and the grant
  * @property {string} cookieSuffix makes cookie names unique per server
  * @property {boolean} dpopNonce require a server-provided nonce in every DPoP proof (RFC 9449 §8)
+ * @property {import('./users.js').UserDirectory} users the accounts people sign in with
  */
 
 /** @param {ProviderOptions} options */
 export async function createProvider(options) {
-  const { issuer, authUrl, clientId, redirectUris, accessTokenTtl, refreshTokenTtl, cookieSuffix, dpopNonce } = options;
+  const { issuer, authUrl, clientId, redirectUris, accessTokenTtl, refreshTokenTtl, cookieSuffix, dpopNonce, users } = options;
   const appOrigins = originsOf(redirectUris);
   const csp = pageCsp(appOrigins);
 
@@ -121,7 +121,7 @@ export async function createProvider(options) {
         async logoutSource(ctx, form) {
           ctx.body = logoutPage({
             clientName: ctx.oidc.client?.clientName,
-            userName: findUserBySub(String(ctx.oidc.session?.accountId))?.name,
+            userName: users.findUserBySub(String(ctx.oidc.session?.accountId))?.name,
             form,
           });
         },
@@ -133,7 +133,7 @@ export async function createProvider(options) {
     interactions: {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
     },
-    findAccount,
+    findAccount: users.findAccount,
     // Refresh tokens for every code grant of the app (no offline_access needed),
     // rotated on every use; reuse of a rotated one revokes the whole grant.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),

@@ -8,7 +8,7 @@ import { createApiHandler } from './api.js';
 import { closeServer, listen, pathOf, sendJson, sendNotFound } from './http.js';
 import { createInteractionHandler } from './interactions.js';
 import { createProvider, originsOf, ROUTES } from './provider.js';
-import { DEMO_USERS } from './users.js';
+import { createUserDirectory } from './users.js';
 
 /** The app's dev (5173) and preview (4173) URLs, by both loopback names. */
 export const DEFAULT_REDIRECT_URIS = Object.freeze([
@@ -29,6 +29,7 @@ export const DEFAULT_REDIRECT_URIS = Object.freeze([
  * @property {number} [accessTokenTtl] seconds, default 300
  * @property {number} [refreshTokenTtl] seconds, default 86400; also how long the IdP session lasts
  * @property {boolean} [dpopNonce] default false; the provider and the demo API then require a DPoP nonce in every proof
+ * @property {import('./users.js').DemoUser[]} [extraUsers] accounts besides the demo users, e.g. a test's unusual names
  * @property {boolean} [quiet] do not print the banner
  */
 
@@ -58,6 +59,7 @@ export async function startIdp(options = {}) {
     accessTokenTtl = 300,
     refreshTokenTtl = 86400,
     dpopNonce = false,
+    extraUsers = [],
     quiet = false,
   } = options;
   // accountUrl says "localhost", which always reaches 127.0.0.1.
@@ -72,6 +74,7 @@ export async function startIdp(options = {}) {
   if (!Array.isArray(redirectUris) || redirectUris.length === 0 || !redirectUris.every((uri) => URL.canParse(uri))) {
     throw new TypeError('startIdp: redirectUris must be a non-empty list of absolute URLs');
   }
+  const directory = createUserDirectory(extraUsers);
 
   // Ephemeral ports are only known after listening, and the issuer contains the
   // port: listen first, answer 503 until the provider exists.
@@ -114,13 +117,14 @@ export async function startIdp(options = {}) {
       refreshTokenTtl,
       cookieSuffix: String(ports[0]),
       dpopNonce,
+      users: directory,
     });
   } catch (error) {
     await close();
     throw error;
   }
   const callback = provider.callback();
-  const interactions = createInteractionHandler(provider, { redirectUris });
+  const interactions = createInteractionHandler(provider, { redirectUris, users: directory });
 
   handlers.account = (req, res) => {
     const path = pathOf(req.url);
@@ -130,9 +134,14 @@ export async function startIdp(options = {}) {
     return callback(req, res);
   };
   handlers.auth = (req, res) => (pathOf(req.url) === ROUTES.userinfo ? callback(req, res) : sendNotFound(res));
-  handlers.api = createApiHandler(provider, { apiUrl, allowedOrigins: originsOf(redirectUris), dpopNonce });
+  handlers.api = createApiHandler(provider, {
+    apiUrl,
+    allowedOrigins: originsOf(redirectUris),
+    dpopNonce,
+    users: directory,
+  });
 
-  const users = DEMO_USERS.map(({ username, password, name, email }) => ({ username, password, name, email }));
+  const users = directory.users.map(({ username, password, name, email }) => ({ username, password, name, email }));
   if (!quiet) printBanner({ accountUrl, authUrl, apiUrl, clientId, redirectUris, users, dpopNonce });
 
   return { accountUrl, authUrl, apiUrl, issuer: accountUrl, clientId, users, close };

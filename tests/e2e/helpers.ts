@@ -13,7 +13,7 @@ import {
   type RequestLog,
 } from '../support/browser';
 import { signInAs } from '../support/flows';
-import { startStack, type IdpOptions, type Stack } from '../support/stack';
+import { startStack, type Stack, type StackOptions } from '../support/stack';
 
 export const ALICE = {
   username: 'alice',
@@ -30,7 +30,7 @@ export interface Env {
 }
 
 /** Start browser, app and provider before the file's tests and stop them after. */
-export function useEnv(options: IdpOptions & { extraConfig?: Record<string, unknown> } = {}): Env {
+export function useEnv(options: StackOptions = {}): Env {
   const open: Session[] = [];
   const env = {
     async open(options?: BrowserContextOptions) {

@@ -47,3 +47,8 @@ export function callbacks(log: RequestLog, appUrl: string): RecordedRequest[] {
 export function authorizeRequests(log: RequestLog): RecordedRequest[] {
   return log.entries.filter((e) => e.isNavigation && new URL(e.url).pathname === '/connect/authorize');
 }
+
+/** The `prompt` of each authorization request, '' where it had none. */
+export function prompts(log: RequestLog): string[] {
+  return authorizeRequests(log).map((e) => new URL(e.url).searchParams.get('prompt') ?? '');
+}

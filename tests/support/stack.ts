@@ -21,6 +21,10 @@ export interface IdpOptions {
   refreshTokenTtl?: number;
   clientId?: string;
   redirectUris?: string[];
+  /** The provider and the demo API require a DPoP nonce in every proof. */
+  dpopNonce?: boolean;
+  /** Accounts besides the demo users (a test's unusual names); never listed in the README. */
+  extraUsers?: { sub: string; username: string; password: string; name: string; email: string }[];
 }
 
 export interface Stack {
@@ -38,8 +42,13 @@ export async function startIdp(options: IdpOptions & { redirectUris: string[] })
   return mod.startIdp({ accountPort: 0, authPort: 0, apiPort: 0, quiet: true, ...options });
 }
 
+export interface StackOptions extends IdpOptions {
+  /** Merged over the default config.json; a function gets the provider, for keys naming its URLs. */
+  extraConfig?: Record<string, unknown> | ((idp: Idp) => Record<string, unknown>);
+}
+
 /** Start app + provider; `extraConfig` is merged over the default config.json. */
-export async function startStack(options: IdpOptions & { extraConfig?: Record<string, unknown> } = {}): Promise<Stack> {
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const { extraConfig, ...idpOptions } = options;
   const app = await serveApp();
   let idp: Idp;
@@ -55,7 +64,7 @@ export async function startStack(options: IdpOptions & { extraConfig?: Record<st
     clientId: idp.clientId,
     apiOrigins: [idp.apiUrl],
     apiUrl: idp.apiUrl + '/api/greeting',
-    ...extraConfig,
+    ...(typeof extraConfig === 'function' ? extraConfig(idp) : extraConfig),
   };
   app.setConfig(config);
   return {
