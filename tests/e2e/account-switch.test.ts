@@ -8,7 +8,7 @@ import { readClaims, routeOf, signIn, useEnv, type Session } from './helpers';
 
 const BOB = { username: 'bob', password: 'builder' };
 
-const signOutButton = (page: Page) => page.getByRole('main').getByRole('button', { name: 'Sign out' });
+const signOutButton = (page: Page) => page.getByRole('banner').getByRole('button', { name: 'Sign out' });
 const appSignIn = (page: Page) => page.getByRole('button', { name: 'Sign in', exact: true });
 
 /** Signs in as alice and returns the tokens the provider issued (read from the network, never from the page). */

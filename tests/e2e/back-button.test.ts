@@ -66,7 +66,7 @@ describe('Back button', () => {
     const nav = page.getByRole('navigation', { name: 'Main' });
     await nav.getByRole('link', { name: 'API', exact: true }).click();
     await page.getByTestId('api-result').waitFor();
-    await nav.getByRole('link', { name: 'Profile', exact: true }).click();
+    await nav.getByRole('link', { name: 'Sign-in demo', exact: true }).click();
     await readClaims(page);
     const mark = log.entries.length;
 
@@ -118,7 +118,7 @@ describe('Back button', () => {
     await page.goto(BEFORE);
     await signIn(session, app.url);
     await readClaims(page);
-    await page.getByRole('main').getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('main').getByRole('button', { name: 'Sign in', exact: true }).click();
     await login(page, ALICE.username, ALICE.password);
     await readClaims(page);
