@@ -12,12 +12,12 @@ import {
   authorize,
   callback,
   exchangeCode,
-  formAction,
   getWithBearer,
   page,
   pkce,
   signIn,
   start,
+  submit,
   tokenRequest,
 } from './test-helpers.js';
 
@@ -103,34 +103,16 @@ describe('local identity provider', () => {
     expect(login.html).toMatch(/<label for="password">Password<\/label>/);
     expect(login.html).toMatch(/<button[^>]*>Sign in<\/button>/);
 
-    const refused = page(
-      await browser.navigate(formAction(login.html, '/login', login.url), {
-        appOrigin: APP_ORIGIN,
-        method: 'POST',
-        form: { username: '<b>alice</b>', password: 'wonderland' },
-      }),
-    );
+    const refused = page(await submit(browser, login, '/login', { username: '<b>alice</b>', password: 'wonderland' }));
     expect(refused.html).toContain('Wrong username or password.');
     expect(refused.html).toContain('value="&#60;b&#62;alice&#60;/b&#62;"'); // echoed, escaped
     expect(refused.html).not.toContain('<b>alice</b>');
 
-    const wrong = page(
-      await browser.navigate(formAction(refused.html, '/login', refused.url), {
-        appOrigin: APP_ORIGIN,
-        method: 'POST',
-        form: { username: 'alice', password: 'builder' },
-      }),
-    );
+    const wrong = page(await submit(browser, refused, '/login', { username: 'alice', password: 'builder' }));
     expect(wrong.html).toContain('Wrong username or password.');
 
     // The same interaction still accepts the right password afterwards.
-    const consent = page(
-      await browser.navigate(formAction(wrong.html, '/login', wrong.url), {
-        appOrigin: APP_ORIGIN,
-        method: 'POST',
-        form: { username: 'alice', password: 'wonderland' },
-      }),
-    );
+    const consent = page(await submit(browser, wrong, '/login', { username: 'alice', password: 'wonderland' }));
     expect(consent.html).toMatch(/<button[^>]*>Allow<\/button>/);
     expect(consent.html).toMatch(/<button[^>]*>Cancel<\/button>/);
     expect(consent.html).toContain('service.api');
@@ -141,20 +123,8 @@ describe('local identity provider', () => {
     const browser = new TestBrowser();
     const { result, state } = await authorize(idp, browser);
     const login = page(result);
-    const consent = page(
-      await browser.navigate(formAction(login.html, '/login', login.url), {
-        appOrigin: APP_ORIGIN,
-        method: 'POST',
-        form: { username: 'alice', password: 'wonderland' },
-      }),
-    );
-    const done = callback(
-      await browser.navigate(formAction(consent.html, '/consent', consent.url), {
-        appOrigin: APP_ORIGIN,
-        method: 'POST',
-        form: { decision: 'cancel' },
-      }),
-    );
+    const consent = page(await submit(browser, login, '/login', { username: 'alice', password: 'wonderland' }));
+    const done = callback(await submit(browser, consent, '/consent', { decision: 'cancel' }));
     expect(Object.fromEntries(done.searchParams)).toMatchObject({ error: 'access_denied', state, iss: idp.issuer });
     expect(done.searchParams.has('code')).toBe(false);
 
@@ -205,13 +175,7 @@ describe('local identity provider', () => {
     const confirm = page(await browser.navigate(endSession, { appOrigin: APP_ORIGIN }));
     expect(confirm.html).toMatch(/<button[^>]*>Sign out<\/button>/);
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.html)?.[1] ?? '';
-    const back = callback(
-      await browser.navigate(formAction(confirm.html, '/confirm', confirm.url), {
-        appOrigin: APP_ORIGIN,
-        method: 'POST',
-        form: { xsrf, logout: 'yes' },
-      }),
-    );
+    const back = callback(await submit(browser, confirm, '/confirm', { xsrf, logout: 'yes' }));
     expect(back.href).toBe(`${APP}?state=bye`);
 
     const silent = callback((await authorize(idp, browser, { prompt: 'none' })).result);

@@ -9,12 +9,12 @@ import {
   authorize,
   callback,
   exchangeCode,
-  formAction,
   getWithBearer,
   page,
   pkce,
   signIn,
   start,
+  submit,
   tokenRequest,
 } from './test-helpers.js';
 
@@ -92,13 +92,7 @@ describe('revocation, logout and prompt=login', () => {
     expect(confirm.headers.get('content-security-policy')).toContain("default-src 'none'");
 
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.html)?.[1] ?? '';
-    const back = callback(
-      await browser.navigate(formAction(confirm.html, '/confirm', confirm.url), {
-        appOrigin: APP_ORIGIN,
-        method: 'POST',
-        form: { xsrf, logout: 'yes' },
-      }),
-    );
+    const back = callback(await submit(browser, confirm, '/confirm', { xsrf, logout: 'yes' }));
     expect(back.href).toBe(`${APP}?state=st-42`);
 
     const again = page((await authorize(idp, browser)).result);
@@ -114,13 +108,7 @@ describe('revocation, logout and prompt=login', () => {
 
     const asAlice = page((await authorize(idp, browser, { prompt: 'login' })).result);
     expect(asAlice.html).toContain('<h1>Sign in</h1>');
-    const alice = callback(
-      await browser.navigate(formAction(asAlice.html, '/login', asAlice.url), {
-        appOrigin: APP_ORIGIN,
-        method: 'POST',
-        form: { username: 'alice', password: 'wonderland' },
-      }),
-    );
+    const alice = callback(await submit(browser, asAlice, '/login', { username: 'alice', password: 'wonderland' }));
     expect(alice.searchParams.get('code')).toBeTruthy(); // alice's grant still holds: no consent again
 
     const { verifier, challenge } = pkce();
@@ -129,13 +117,7 @@ describe('revocation, logout and prompt=login', () => {
     expect(asBob.html).toContain('<h1>Sign in</h1>');
     // Another account than the session's: oidc-provider first ends alice's session with a
     // self-submitting form (its inline script allowed by hash), then resumes as bob.
-    const switching = page(
-      await browser.navigate(formAction(asBob.html, '/login', asBob.url), {
-        appOrigin: APP_ORIGIN,
-        method: 'POST',
-        form: { username: 'bob', password: 'builder' },
-      }),
-    );
+    const switching = page(await submit(browser, asBob, '/login', { username: 'bob', password: 'builder' }));
     expect(switching.headers.get('content-security-policy')).toMatch(/script-src 'self' 'sha256-[^']+'/);
     const hidden = Object.fromEntries(
       [...switching.html.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)"\/>/g)].map(([, name, value]) => [
@@ -144,21 +126,9 @@ describe('revocation, logout and prompt=login', () => {
       ]),
     );
     expect(hidden).toMatchObject({ logout: 'yes' });
-    const consent = page(
-      await browser.navigate(formAction(switching.html, '/connect/endsession/confirm', switching.url), {
-        appOrigin: APP_ORIGIN,
-        method: 'POST',
-        form: hidden,
-      }),
-    );
+    const consent = page(await submit(browser, switching, '/connect/endsession/confirm', hidden));
     expect(consent.html).toContain('Signed in as Bob Builder');
-    const bob = callback(
-      await browser.navigate(formAction(consent.html, '/consent', consent.url), {
-        appOrigin: APP_ORIGIN,
-        method: 'POST',
-        form: { decision: 'allow' },
-      }),
-    );
+    const bob = callback(await submit(browser, consent, '/consent', { decision: 'allow' }));
     expect(bob.searchParams.get('state')).toBe(state);
     const { id_token: idToken } = await exchangeCode(idp, bob, verifier);
     expect(JSON.parse(Buffer.from(idToken.split('.')[1], 'base64url').toString())).toMatchObject({ sub: 'u-bob-2c9e' });

@@ -144,6 +144,17 @@ export async function authorize(idp, browser, { scope = ALL_SCOPES, prompt, chal
   return { result, state, nonce };
 }
 
+/**
+ * Submits the form of `from` whose action ends in `suffix`, as the app's browser would.
+ * @param {TestBrowser} browser
+ * @param {Page} from
+ * @param {string} suffix
+ * @param {Record<string, string>} form
+ */
+export function submit(browser, from, suffix, form) {
+  return browser.navigate(formAction(from.html, suffix, from.url), { appOrigin: APP_ORIGIN, method: 'POST', form });
+}
+
 /** @param {Page | Callback} result */
 export function page(result) {
   if (!('html' in result)) throw new Error(`expected a page, got a redirect to ${result.callback}`);
@@ -168,21 +179,9 @@ export async function signIn(
   const { verifier, challenge } = pkce();
   const { result, state, nonce } = await authorize(idp, browser, { scope, challenge });
   const login = page(result);
-  const consent = page(
-    await browser.navigate(formAction(login.html, '/login', login.url), {
-      appOrigin: APP_ORIGIN,
-      method: 'POST',
-      form: { username, password },
-    }),
-  );
+  const consent = page(await submit(browser, login, '/login', { username, password }));
   expect(consent.html).toContain('Allow');
-  const done = callback(
-    await browser.navigate(formAction(consent.html, '/consent', consent.url), {
-      appOrigin: APP_ORIGIN,
-      method: 'POST',
-      form: { decision: 'allow' },
-    }),
-  );
+  const done = callback(await submit(browser, consent, '/consent', { decision: 'allow' }));
   return { browser, callback: done, verifier, state, nonce };
 }
 
