@@ -12,13 +12,21 @@ function originOf(url) {
 }
 
 /**
+ * The distinct origins of those of `urls` that are URLs.
+ * @param {unknown[]} urls
+ */
+function originsOf(urls) {
+  const origins = urls.map(originOf).filter((origin) => origin !== undefined && origin !== 'null');
+  return [...new Set(origins)];
+}
+
+/**
  * The origins the app may talk to: its own, the identity service's two hosts and the configured APIs.
  * @param {Record<string, unknown>} config
  */
 export function connectOrigins(config) {
   const apiOrigins = Array.isArray(config.apiOrigins) ? config.apiOrigins : [];
-  const origins = [config.accountUrl, config.authUrl, config.apiUrl, config.revocationUrl, ...apiOrigins].map(originOf);
-  return [...new Set(origins.filter((origin) => origin !== undefined && origin !== 'null'))];
+  return originsOf([config.accountUrl, config.authUrl, config.apiUrl, config.revocationUrl, ...apiOrigins]);
 }
 
 /**
@@ -31,12 +39,8 @@ export function connectOrigins(config) {
  * @param {Record<string, unknown>} config
  */
 function preconnectLink(config) {
-  const origins = new Set([config.accountUrl, config.authUrl].map(originOf));
-  origins.delete(undefined);
-  origins.delete('null');
-  const account = originOf(config.accountUrl);
-  const links = [...origins].map((origin) => `<${origin}>; rel=preconnect; crossorigin`);
-  if (account && account !== 'null') links.push(`<${account}>; rel=preconnect`);
+  const links = originsOf([config.accountUrl, config.authUrl]).map((origin) => `<${origin}>; rel=preconnect; crossorigin`);
+  for (const account of originsOf([config.accountUrl])) links.push(`<${account}>; rel=preconnect`);
   return links.join(', ');
 }
 
