@@ -45,7 +45,7 @@ export function createAuthFetch({ server, renewal, allowed, base }: AuthFetchPar
       if (!current) throw new AuthError('unauthenticated');
       const send = () =>
         oauth.protectedResourceRequest(current.accessToken, request.method, url, request.headers, body, {
-          ...requestOptions(url, server.timeoutMs, MAX_RESOURCE_BYTES, signal),
+          ...requestOptions(url, { timeoutMs: server.timeoutMs, maxBytes: MAX_RESOURCE_BYTES, signal }),
           DPoP: server.dpop,
         });
       try {

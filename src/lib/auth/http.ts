@@ -13,6 +13,8 @@ export interface BoundedFetchOptions {
   maxBytes: number;
   /** Aborts the request, e.g. when the person signs out. */
   signal?: AbortSignal;
+  /** The request outlives the page, e.g. a revocation sent as the page navigates away. */
+  keepalive?: boolean;
 }
 
 async function readCapped(response: Response, maxBytes: number, host: string): Promise<Blob> {
@@ -36,7 +38,7 @@ async function readCapped(response: Response, maxBytes: number, host: string): P
  * and no redirects followed (a redirect could carry the request, and its token, to another host).
  * Network failures become AuthErrors naming the host; the result is a fully read Response.
  */
-export function boundedFetch({ timeoutMs, maxBytes, signal }: BoundedFetchOptions) {
+export function boundedFetch({ timeoutMs, maxBytes, signal, keepalive }: BoundedFetchOptions) {
   // `body` is loosely typed because oauth4webapi's custom fetch passes any BodyInit-like value.
   return async (url: string, init: Omit<RequestInit, 'body'> & { body?: unknown } = {}): Promise<Response> => {
     const host = new URL(url).host;
@@ -46,6 +48,7 @@ export function boundedFetch({ timeoutMs, maxBytes, signal }: BoundedFetchOption
     try {
       response = await fetch(url, {
         ...init,
+        keepalive,
         body: init.body as BodyInit | null | undefined,
         signal: AbortSignal.any(signals),
         redirect: 'manual',
@@ -69,10 +72,10 @@ export function boundedFetch({ timeoutMs, maxBytes, signal }: BoundedFetchOption
 }
 
 /** oauth4webapi request options for `url`: the bounded fetch, and plain http for loopback hosts only. */
-export function requestOptions(url: string | URL, timeoutMs: number, maxBytes: number, signal?: AbortSignal) {
+export function requestOptions(url: string | URL, options: BoundedFetchOptions) {
   const { protocol, hostname } = new URL(url);
   return {
-    [oauth.customFetch]: boundedFetch({ timeoutMs, maxBytes, signal }),
+    [oauth.customFetch]: boundedFetch(options),
     [oauth.allowInsecureRequests]: protocol === 'http:' && isLoopbackHost(hostname),
   };
 }

@@ -45,7 +45,7 @@ const MAX_LIFETIME_S = 24 * 60 * 60;
 const DEFAULT_LIFETIME_S = 60 * 60;
 
 const options = (server: Server, url: string | undefined, signal?: AbortSignal) => ({
-  ...requestOptions(url!, server.timeoutMs, MAX_PROTOCOL_BYTES, signal),
+  ...requestOptions(url!, { timeoutMs: server.timeoutMs, maxBytes: MAX_PROTOCOL_BYTES, signal }),
   DPoP: server.dpop,
 });
 
@@ -156,10 +156,12 @@ export async function refreshTokens(server: Server, previous: TokenSet, now: num
 /** Revokes a refresh token (RFC 7009 §2.1); best effort, so a short timeout. */
 export async function revoke(server: Server, token: string): Promise<void> {
   const { as, client } = server;
-  const request = requestOptions(as.revocation_endpoint!, Math.min(server.timeoutMs, 5000), MAX_PROTOCOL_BYTES);
-  const bounded = request[oauth.customFetch];
   // keepalive: the request outlives a sign-out that navigates away to end the provider's session.
-  request[oauth.customFetch] = (url, init) => bounded(url, { ...init, keepalive: true });
+  const request = requestOptions(as.revocation_endpoint!, {
+    timeoutMs: Math.min(server.timeoutMs, 5000),
+    maxBytes: MAX_PROTOCOL_BYTES,
+    keepalive: true,
+  });
   await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), token, request));
 }
 
