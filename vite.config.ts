@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type Connect, type Plugin } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { securityHeaders } from './scripts/security-headers.js';
@@ -43,7 +44,14 @@ export default defineConfig({
     // libraries' development warnings from the production bundle.
     rolldownOptions: { output: { minify: { compress: { dropConsole: true } } } },
   },
-  resolve: process.env.VITEST ? { conditions: ['browser'] } : undefined,
+  resolve: {
+    // The examples import the module by its package name, as an app that installed it would.
+    alias: [
+      { find: /^@pkce-spa\/auth$/, replacement: fileURLToPath(new URL('src/lib/auth/index.ts', import.meta.url)) },
+      { find: /^@pkce-spa\/auth\/testing$/, replacement: fileURLToPath(new URL('src/lib/auth/testing.ts', import.meta.url)) },
+    ],
+    ...(process.env.VITEST && { conditions: ['browser'] }),
+  },
   test: {
     coverage: {
       provider: 'v8',

@@ -1,7 +1,8 @@
 // The runtime configuration: fetched from config.json beside index.html so a deployment can swap it
 // without a rebuild, validated before anything else runs, and mapped onto the auth module's options.
 import { getContext, setContext } from 'svelte';
-import { isLoopbackHost, type AuthOptions } from './lib/auth';
+import type { AuthOptions } from './lib/auth';
+import { isLoopbackHost } from './lib/auth/http';
 
 export interface AppConfig {
   /** Base URL of /connect/authorize and /connect/token. */

@@ -1,14 +1,12 @@
 import { mount } from 'svelte';
+import { replace, router } from 'svelte-spa-router';
 import './app.css';
 import App from './App.svelte';
-import { showConfigError } from './components/config-error-page';
 import { authOptions, ConfigError, loadConfig } from './config';
-import { browserPort, createAuth, takeCallbackResponse } from './lib/auth';
+import { createAuth } from './lib/auth';
+import { appRoute, routeOf } from './routes';
 
 const target = document.getElementById('app')!;
-const browser = browserPort();
-// The authorization response leaves the URL (and so history and any later Referer) before anything else.
-const callback = takeCallbackResponse(browser);
 
 try {
   const config = await loadConfig();
@@ -16,14 +14,18 @@ try {
   document.head.append(
     Object.assign(document.createElement('link'), { rel: 'preconnect', href: config.authUrl, crossOrigin: '' }),
   );
-  const auth = createAuth({ ...authOptions(config), browser });
-  const started = auth.start(callback);
+  const auth = createAuth(authOptions(config));
+  // A silent restore comes back to the page the person is on.
+  const started = auth.start({ returnTo: routeOf(router) });
   // The UI mounts in the next task, so the code exchange's request is on its way first; the UI is
   // built while it is in flight, then shows the claims when they arrive.
   await new Promise((resolve) => setTimeout(resolve));
   mount(App, { target, props: { auth, config } });
-  await started;
+  // After a callback, the app shows the page the sign-in was for: only a page of its own.
+  const { returnTo } = await started;
+  if (returnTo !== undefined) await replace(appRoute(returnTo) ?? '/');
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err;
-  showConfigError(target, err);
+  const { default: ConfigErrorPage } = await import('./components/ConfigErrorPage.svelte');
+  mount(ConfigErrorPage, { target, props: { error: err } });
 }

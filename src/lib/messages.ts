@@ -20,6 +20,11 @@ export function describeError(code: AuthErrorCode, host = 'the identity service'
       title: 'That sign-in link is no longer valid.',
       hint: 'It was already used, expired, or was started elsewhere. Nothing was sent.',
     },
+    unknown_signout: {
+      title: 'You are signed out here.',
+      hint: 'The sign-out confirmation did not come from this app, so the identity service may still have you signed in.',
+      action: 'Sign in',
+    },
     invalid_grant: { title: 'The sign-in code was rejected or has expired.', hint: 'Codes are short-lived and work once.' },
     token_error: { title: 'The identity service refused to issue a token.', hint: SUPPORT },
     invalid_response: {

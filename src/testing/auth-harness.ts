@@ -1,15 +1,17 @@
 // Test-only: fresh, isolated auth instances ("tabs") over the fake identity service, one world per test.
 // Each tab gets a browser port of its own: happy-dom's location, history and storage (shared by the
-// tabs of a test, like one browser), a fake broadcast channel, and spies where the app navigates.
+// tabs of a test, like one browser), a fake broadcast channel, and spies where the page leaves.
 import { afterEach, beforeEach, vi } from 'vitest';
 import { authOptions, type AppConfig } from '../config';
-import { createAuth, takeCallbackResponse, type Auth, type BrowserPort, type SessionState } from '../lib/auth';
+import type { Auth, SessionState, StartResult } from '../lib/auth';
+import { assembleAuth } from '../lib/auth/auth';
+import type { BrowserPort } from '../lib/auth/port';
 import { APP_URL, FakeBroadcastChannel, FakeIdp, setPageUrl, testConfig } from './fake-idp';
 
 export interface Tab {
   auth: Auth;
-  /** The app routes the auth instance showed (the router's replace()). */
-  navigate: ReturnType<typeof vi.fn<(route: string) => void>>;
+  /** What start() resolved to (after loadAt). */
+  started?: StartResult;
   readonly state: SessionState;
 }
 
@@ -17,11 +19,13 @@ export interface Harness {
   idp: FakeIdp;
   /** Top-level navigations the app started (to the identity service): the URL and whether it replaced the entry. */
   assign: ReturnType<typeof vi.fn<(url: string, replace?: boolean) => void>>;
+  /** Top-level form POSTs (the provider's end-session endpoint): the URL and the fields. */
+  post: ReturnType<typeof vi.fn<(url: string, fields: Record<string, string>) => void>>;
   config: AppConfig;
   /** What the next tab's port says about how the page was loaded. */
   reloaded: boolean;
-  /** A browser port over happy-dom with a fake channel; `navigate` is the tab's spy. */
-  port(navigate?: (route: string) => void): BrowserPort;
+  /** A browser port over happy-dom with a fake channel. */
+  port(): BrowserPort;
   /** A new page load of the app (memory empty, storage shared with the other tabs of this test). */
   newTab(config?: AppConfig): Tab;
   /** The URL of the last top-level navigation the app started. */
@@ -30,7 +34,7 @@ export interface Harness {
   startSignIn(options?: { returnTo?: string; hash?: string; config?: AppConfig }): Promise<string>;
   /** Loads the app at the callback URL (query response) the way main.ts does and completes it. */
   completeCallback(callback: URLSearchParams, config?: AppConfig): Promise<Tab>;
-  /** Loads the app at any URL the way main.ts does: the callback is taken from the URL first. */
+  /** Loads the app at any URL and starts it, as main.ts does. */
   loadAt(url: string, config?: AppConfig): Promise<Tab>;
   /** The whole round trip with the fake identity service approving. */
   signIn(options?: { returnTo?: string; config?: AppConfig }): Promise<Tab & { authorizeUrl: string; callback: URLSearchParams }>;
@@ -47,6 +51,7 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
     FakeBroadcastChannel.reset();
     h.idp = new FakeIdp().install();
     h.assign = vi.fn<(url: string, replace?: boolean) => void>();
+    h.post = vi.fn<(url: string, fields: Record<string, string>) => void>();
     h.config = testConfig(configOverrides);
     h.reloaded = false;
   });
@@ -60,13 +65,13 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
     vi.unstubAllGlobals();
   });
 
-  h.port = (navigate = () => {}) => {
+  h.port = () => {
     const reloaded = h.reloaded;
     return {
       url: () => location.href,
       go: (url, replace) => h.assign(url, replace),
+      post: (url, fields) => h.post(url, fields),
       rewrite: (url) => history.replaceState(history.state, '', url),
-      navigate,
       session: sessionStorage,
       local: localStorage,
       channel: new FakeBroadcastChannel('auth'),
@@ -81,11 +86,10 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
   };
 
   h.newTab = (config = h.config) => {
-    const navigate = vi.fn<(route: string) => void>();
-    const auth = createAuth({ ...authOptions(config), browser: h.port(navigate) });
+    const port = h.port();
+    const auth = assembleAuth(authOptions(config), { browser: () => port, network: (request) => fetch(request) });
     const tab: Tab = {
       auth,
-      navigate,
       get state() {
         return auth.session.current;
       },
@@ -113,7 +117,7 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
   h.loadAt = async (url, config) => {
     setPageUrl(url);
     const tab = h.newTab(config);
-    await tab.auth.start(takeCallbackResponse(h.port()));
+    tab.started = await tab.auth.start();
     return tab;
   };
 

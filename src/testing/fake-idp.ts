@@ -78,8 +78,10 @@ export interface RecordedRequest {
   headers: Headers;
   /** The body as form parameters (token requests), empty when there is none. */
   form: URLSearchParams;
-  body: unknown;
-  init: RequestInit;
+  /** The body's bytes, as the server receives them. */
+  body: ArrayBuffer | undefined;
+  /** The request as sent, with every member (credentials, keepalive, signal…). */
+  init: Request;
 }
 
 type Handler = (request: RecordedRequest) => Response | Promise<Response>;
@@ -133,14 +135,16 @@ export class FakeIdp {
   private readonly subjects = new Map<string, string>();
   private serial = 0;
 
-  readonly fetch = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
-    const url = input instanceof Request ? input.url : String(input);
-    const body = init.body;
+  readonly fetch = vi.fn(async (input: RequestInfo | URL, options: RequestInit = {}): Promise<Response> => {
+    // What the browser would send: the module passes a Request, tests may pass a URL and init.
+    const init = new Request(input, options);
+    const body = init.body ? await init.clone().arrayBuffer() : undefined;
+    const form = init.headers.get('content-type')?.startsWith('application/x-www-form-urlencoded');
     const request: RecordedRequest = {
-      url,
-      method: (init.method ?? 'GET').toUpperCase(),
-      headers: new Headers(init.headers),
-      form: new URLSearchParams(typeof body === 'string' || body instanceof URLSearchParams ? body : undefined),
+      url: init.url,
+      method: init.method,
+      headers: init.headers,
+      form: new URLSearchParams(form && body ? new TextDecoder().decode(body) : undefined),
       body,
       init,
     };

@@ -1,15 +1,24 @@
-// createAuth: one auth instance, wired from parts that each do one job (callback, renewal, fetch,
-// session transitions), over a browser port so tests pass fakes instead of stubbing globals.
-import { toAuthErrorOrShow } from './errors';
-import { createAuthFetch } from './fetch';
-import { checkShape, completeSignIn, pendingFor, takeCallbackResponse, type CallbackResponse } from './callback';
-import { browserPort, type BrowserPort } from './port';
-import { authorizationRequest, endSessionUrl, refreshTokens, revoke, type Server } from './protocol';
-import { createRenewal } from './renewal';
+// createAuth: one auth instance. The shared session policy (core.ts) plus what only a real browser
+// does: the round trip to the identity service, silent restore, sign-out there, and the page's events.
+// Making one touches no browser global, so it is safe during server rendering; start() begins the work.
+import { createCore } from './core';
 import { createDPoP } from './dpop';
-import { createResource, type Resource, type ResourceOptions, type ResourceUrl } from './resource.svelte';
-import { createSession, type ReactiveStore, type SessionState } from './session';
-import { clearPending, savePending } from './transaction';
+import { toAuthErrorOrShow } from './errors';
+import type { Network } from './http';
+import { browserPort, type BrowserPort } from './port';
+import {
+  endSessionRequest,
+  refreshTokens,
+  revoke,
+  type Claims,
+  type Server,
+  type StandardClaims,
+  type TokenSet,
+} from './protocol';
+import type { Resource, ResourceOptions, ResourceUrl } from './resource.svelte';
+import type { ReactiveStore, SessionState } from './session';
+import { beginSignIn, checkShape, completeSignIn, pendingFor, takeCallbackResponse, type CallbackResponse } from './signin';
+import { clearTab, forgetHint, lastRestore, noteRestore, readHint, saveSignOut, takeSignOut, writeHint } from './storage';
 
 export interface AuthOptions {
   /**
@@ -27,6 +36,7 @@ export interface AuthOptions {
   };
   /** The public client's id; there is no client secret. */
   clientId: string;
+  /** Where the identity service sends the person back: only this origin and path is taken as a callback. */
   redirectUri: string;
   /** Default `openid`. */
   scope?: string;
@@ -34,22 +44,37 @@ export interface AuthOptions {
   requireIss?: boolean;
   /** Further origins that may receive the access token; the userinfo endpoint's origin always may. */
   apiOrigins?: string[];
-  /** Per-request timeout, default 15000 ms. */
+  /** Per-request timeout over the whole exchange, default 15000 ms. */
   timeoutMs?: number;
+  /** Refuse an API answer larger than this many bytes from `auth.fetch`; default none (the body streams). */
+  maxResponseBytes?: number;
   /** Bind tokens to a key of this page (RFC 9449). */
   dpop?: boolean;
-  /** The browser; default the real one. */
-  browser?: BrowserPort;
 }
 
-export interface Auth {
+export interface SignInOptions {
+  /** The app's own place to come back to: a same-origin path with its query; default the page's. */
+  returnTo?: string;
+}
+
+export interface StartOptions {
+  /** Where a silent restore comes back to; default the page's path and query. */
+  returnTo?: string;
+}
+
+export interface StartResult {
+  /** Set after a completed callback: the `returnTo` of its sign-in or restore. The app navigates there. */
+  returnTo?: string;
+}
+
+export interface Auth<C extends Claims = StandardClaims> {
   /** `{ status, user, expiresAt, error }`, as a store and as `current`. It never carries a token. */
-  readonly session: ReactiveStore<SessionState>;
-  /** Takes the callback from the URL (or the one given), or restores a session, or settles as signed out. */
-  start(callback?: CallbackResponse): Promise<void>;
-  /** Sends the person to the identity service; afterwards the app shows `returnTo` (default /profile). */
-  signIn(options?: { returnTo?: string }): Promise<void>;
-  /** Forgets the tokens here and in every other tab of the app, and shows the start page. */
+  readonly session: ReactiveStore<SessionState<C>>;
+  /** Completes a callback in the URL, or restores a session, or settles as signed out; never navigates in the app. */
+  start(options?: StartOptions): Promise<StartResult>;
+  /** Sends the person to the identity service; start() hands `returnTo` back after the callback. */
+  signIn(options?: SignInOptions): Promise<void>;
+  /** Forgets the tokens here and in every other tab, revokes them, and ends the provider's session when it can. */
   signOut(): void;
   /** `fetch` with the access token, for allowed origins only. */
   readonly fetch: typeof fetch;
@@ -59,57 +84,63 @@ export interface Auth {
   destroy(): void;
 }
 
-/**
- * Non-secret: "1" when this browser had a session (a reason to try prompt=none), "out" when the person
- * signed out (the next interactive sign-in lets them choose an account: prompt=login).
- */
-const HINT = 'auth:hint';
-/** When the last silent restore started; stops a restore loop (per tab). */
-const RESTORE_AT = 'auth:restore-at';
+/** The browser and the network, passed in so tests need no globals. */
+export interface Collaborators {
+  browser: () => BrowserPort;
+  network: Network;
+}
+
 const RESTORE_GUARD_MS = 60_000;
 /** Answers of a prompt=none restore that mean "not without the person": signed out, quietly. */
 const QUIET = ['cancelled', 'login_required', 'authorization_failed'];
 
-/** An app route: one leading slash, nothing that could leave the origin. */
-export function safeRoute(route: unknown): string | undefined {
-  if (typeof route !== 'string' || route.length > 512 || !/^\/(?![/\\])/.test(route)) return undefined;
-  const url = new URL(route, 'https://app.invalid');
+/** A same-origin path with its query: one leading slash, nothing that could leave the origin. */
+export function safeReturnTo(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length > 512 || !/^\/(?![/\\])/.test(value)) return undefined;
+  const url = new URL(value, 'https://app.invalid');
   const normalized = url.pathname + url.search;
   // Dot segments can normalise '/..//host' into '//host': check the result too.
   return url.origin === 'https://app.invalid' && !/^\/[/\\]/.test(normalized) ? normalized : undefined;
 }
 
-export function createAuth(options: AuthOptions): Auth {
-  const browser = options.browser ?? browserPort();
-  const local = browser.session;
-  const shared = browser.local;
+export function createAuth<C extends Claims = StandardClaims>(options: AuthOptions): Auth<C> {
+  return assembleAuth<C>(options, { browser: browserPort, network: (request) => fetch(request) });
+}
+
+export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: makeBrowser, network }: Collaborators): Auth<C> {
   const client = { client_id: options.clientId };
-  const server: Server = {
+  let server: Server = {
     // Makes validateAuthResponse refuse a response without `iss` (RFC 9207 §2.4).
     as: { ...options.server, authorization_response_iss_parameter_supported: options.requireIss },
     client,
     redirectUri: options.redirectUri,
     scope: options.scope ?? 'openid',
     timeoutMs: options.timeoutMs ?? 15_000,
+    network,
   };
-  const dpop = options.dpop ? createDPoP(client) : undefined;
-  const state = createSession();
-  const currentRoute = () => safeRoute(new URL(browser.url()).hash.slice(1)) ?? '/';
-  const renewal = createRenewal(browser, {
-    refresh: (current, signal) => refreshTokens(server, current, browser.now(), signal),
-    renewed: (next) => state.renewed(next.expiresAt),
-    expired: (err) => state.expired(currentRoute(), err),
+  let port: BrowserPort | undefined;
+  const browser = () => (port ??= makeBrowser());
+  const core = createCore<C>({
+    server: () => server,
+    network,
+    refresh: (current, signal) => refreshTokens(server, current, browser().now(), signal),
+    allowed: [options.server.userinfo_endpoint, ...(options.apiOrigins ?? [])],
+    base: () => port?.url() ?? options.redirectUri,
+    now: () => browser().now(),
+    maxBytes: options.maxResponseBytes,
   });
-  const allowed = new Set([new URL(options.server.userinfo_endpoint).origin, ...(options.apiOrigins ?? [])]);
-  const authFetch = createAuthFetch({ server, renewal, allowed, base: browser.url });
+  const { state, renewal } = core;
+  const removers: (() => void)[] = [];
+
+  const here = () => {
+    const { pathname, search } = new URL(browser().url());
+    return pathname + search;
+  };
 
   async function redirect(returnTo: string, prompt?: 'none' | 'login') {
     state.redirecting();
     try {
-      const { url, pending } = await authorizationRequest(server, { returnTo, prompt, now: browser.now() });
-      savePending(local, pending);
-      // A silent attempt replaces this history entry: Back never lands on it again.
-      browser.go(url, prompt === 'none');
+      await beginSignIn(server, browser(), { returnTo, prompt });
     } catch (err) {
       state.failed(
         toAuthErrorOrShow(err, (bug) => state.failed(bug, returnTo)),
@@ -119,93 +150,124 @@ export function createAuth(options: AuthOptions): Auth {
   }
 
   function restore(returnTo: string) {
-    local.setItem(RESTORE_AT, String(browser.now()));
+    noteRestore(browser(), browser().now());
     return redirect(returnTo, 'none');
   }
 
   /** A reload may always restore; other loads (Back, stale callbacks) at most once a minute. */
   function mayRestore() {
-    const recent = browser.now() - Number(local.getItem(RESTORE_AT)) < RESTORE_GUARD_MS;
-    return shared.getItem(HINT) === '1' && (browser.reloaded() || !recent);
+    const b = browser();
+    return readHint(b) === 'had-session' && (b.reloaded() || b.now() - lastRestore(b) >= RESTORE_GUARD_MS);
   }
 
-  async function handleCallback(callback: CallbackResponse) {
-    const pending = pendingFor(callback, browser);
-    const returnTo = pending?.returnTo ?? '/profile';
+  async function handleCallback(callback: CallbackResponse): Promise<StartResult> {
+    const b = browser();
+    const pending = pendingFor(callback, b);
     const signal = renewal.signal();
     try {
       checkShape(callback);
       if (!pending) {
         // Reload, Back, another tab or a forged link: never a token request.
-        if (mayRestore()) return await restore('/');
-        state.notice('unknown_transaction');
-        return browser.navigate('/');
+        if (mayRestore()) await restore(here());
+        else state.notice('unknown_transaction');
+        return {};
       }
-      const { tokens, user } = await completeSignIn(server, callback, pending, browser.now(), signal);
-      if (signal.aborted) return;
-      renewal.adopt(tokens);
-      shared.setItem(HINT, '1');
-      state.signedIn(user, tokens.expiresAt);
-      browser.navigate(returnTo);
-    } catch (e) {
+      const { tokens, user } = await completeSignIn<C>(server, callback, pending, b.now(), signal);
       // Signed out meanwhile: the sign-out decides what shows.
-      if (signal.aborted) return;
-      const err = toAuthErrorOrShow(e, (bug) => state.failed(bug, returnTo));
-      if (!pending?.silent || !QUIET.includes(err.code)) return state.failed(err, returnTo);
-      shared.removeItem(HINT);
+      if (signal.aborted) return {};
+      writeHint(b, 'had-session');
+      core.signedIn(tokens, user);
+      return { returnTo: pending.returnTo };
+    } catch (e) {
+      if (signal.aborted) return {};
+      const err = toAuthErrorOrShow(e, (bug) => state.failed(bug, pending?.returnTo));
+      if (!pending?.silent || !QUIET.includes(err.code)) {
+        state.failed(err, pending?.returnTo);
+        return {};
+      }
+      forgetHint(b);
       state.signedOut();
-      browser.navigate(returnTo);
+      return { returnTo: pending.returnTo };
     }
   }
 
-  function signOut(here: boolean) {
-    const tokens = renewal.drop();
-    clearPending(local);
-    local.removeItem(RESTORE_AT);
-    shared.setItem(HINT, 'out');
-    state.signedOut();
-    browser.navigate('/');
-    if (!here) return;
-    browser.channel?.postMessage({ type: 'signed-out' });
-    if (tokens?.refreshToken && options.server.revocation_endpoint) revoke(server, tokens.refreshToken).catch(() => {});
-    const end = endSessionUrl(server, tokens);
-    if (end) browser.go(end);
+  /** The provider's sign-out coming back: only the `state` this tab sent confirms it (once). */
+  function signOutReturned(sent: string | null) {
+    if (takeSignOut(browser(), sent)) state.signedOut();
+    else state.notice('unknown_signout');
   }
 
-  const onMessage = (event: MessageEvent) => event.data?.type === 'signed-out' && signOut(false);
-  const checkDue = () => void renewal.checkDue();
-  const removers = [
-    browser.listen('visibilitychange', checkDue),
-    browser.listen('online', checkDue),
-    browser.listen('pageshow', (event) => {
-      // Restored from the back/forward cache after another tab signed out: show nothing of the user.
-      if ((event as PageTransitionEvent).persisted && renewal.current() && shared.getItem(HINT) !== '1') signOut(false);
-      else checkDue();
-    }),
-  ];
-  browser.channel?.addEventListener('message', onMessage);
+  /** Best effort and never waited for: the sign-out has already happened here (RFC 7009 §2.1). */
+  function revokeAll(tokens: TokenSet) {
+    if (!options.server.revocation_endpoint) return;
+    const sent = [revoke(server, tokens.accessToken, 'access_token')];
+    if (tokens.refreshToken) sent.push(revoke(server, tokens.refreshToken, 'refresh_token'));
+    for (const request of sent) request.catch(() => {});
+  }
+
+  function signOut(everywhere: boolean) {
+    const b = browser();
+    const tokens = core.signOut();
+    clearTab(b);
+    writeHint(b, 'signed-out');
+    // Every tab revokes what it holds: tokens of another tab's grant must not outlive the sign-out.
+    if (tokens) revokeAll(tokens);
+    if (!everywhere) return;
+    b.channel?.postMessage({ type: 'signed-out' });
+    const end = endSessionRequest(server, tokens?.idToken);
+    if (end) {
+      saveSignOut(b, end.state);
+      b.post(end.url, end.fields);
+    }
+  }
+
+  function listen(b: BrowserPort) {
+    const checkDue = () => void renewal.checkDue();
+    const onMessage = (event: MessageEvent) => event.data?.type === 'signed-out' && signOut(false);
+    b.channel?.addEventListener('message', onMessage);
+    removers.push(
+      () => b.channel?.removeEventListener('message', onMessage),
+      b.listen('visibilitychange', checkDue),
+      b.listen('online', checkDue),
+      b.listen('pageshow', (event) => {
+        if (!(event as PageTransitionEvent).persisted) return checkDue();
+        // Back from the identity service, from the back/forward cache: the redirect did not happen here.
+        state.redirectAbandoned();
+        // Restored after another tab signed out: show nothing of the person.
+        if (renewal.current() && readHint(b) !== 'had-session') signOut(false);
+        else checkDue();
+      }),
+    );
+  }
 
   return {
     session: state.session,
-    async start(callback = takeCallbackResponse(browser)) {
-      // Awaited only when there is a key to wait for: without DPoP the code exchange starts at once.
-      if (dpop) server.dpop = await dpop;
-      // A response with only `state` is the provider's sign-out coming back, never a sign-in: whatever
-      // it carries, forged or stale, the page starts as any other load (signed out after our sign-out).
-      if (callback && [...callback.params.keys()].join() !== 'state') return handleCallback(callback);
-      if (mayRestore()) return restore(currentRoute());
-      state.signedOut();
+    async start({ returnTo } = {}) {
+      const b = browser();
+      if (!removers.length) listen(b);
+      // The key is made while the URL is read; only a DPoP client waits for it.
+      const key = options.dpop ? createDPoP(client) : undefined;
+      const callback = takeCallbackResponse(b, options.redirectUri);
+      if (key) server = { ...server, dpop: await key };
+      // A response with only `state` is the provider's sign-out coming back, never a sign-in.
+      if (callback && [...callback.params.keys()].join() === 'state') {
+        signOutReturned(callback.params.get('state'));
+        return {};
+      }
+      if (callback) return handleCallback(callback);
+      if (mayRestore()) await restore(safeReturnTo(returnTo) ?? here());
+      else state.signedOut();
+      return {};
     },
     signIn: ({ returnTo } = {}) =>
-      redirect(safeRoute(returnTo) ?? '/profile', shared.getItem(HINT) === 'out' ? 'login' : undefined),
+      redirect(safeReturnTo(returnTo) ?? here(), readHint(browser()) === 'signed-out' ? 'login' : undefined),
     signOut: () => signOut(true),
-    fetch: authFetch,
-    resource: (url, resourceOptions) => createResource(state.session, authFetch, url, resourceOptions),
+    fetch: core.fetch,
+    resource: core.resource,
     destroy() {
       renewal.drop();
-      for (const remove of removers) remove();
-      browser.channel?.removeEventListener('message', onMessage);
-      browser.channel?.close();
+      for (const remove of removers.splice(0)) remove();
+      port?.channel?.close();
     },
   };
 }

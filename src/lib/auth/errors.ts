@@ -1,5 +1,4 @@
 import * as oauth from 'oauth4webapi';
-import { safeText } from './text';
 
 /** What went wrong, as a code the UI branches on; never prose from a server. */
 export type AuthErrorCode =
@@ -11,6 +10,8 @@ export type AuthErrorCode =
   | 'login_required'
   /** A callback with no matching sign-in in progress: reload, back button, another tab or a forged link. */
   | 'unknown_transaction'
+  /** A return from the provider's sign-out that this tab did not send (forged or stale `state`); signed out here anyway. */
+  | 'unknown_signout'
   /** The code or refresh token was rejected or has expired (RFC 6749 §5.2). */
   | 'invalid_grant'
   /** Any other error from the token endpoint. */
@@ -33,14 +34,14 @@ export type AuthErrorCode =
   | 'aborted';
 
 export interface AuthErrorDetails {
-  /** OAuth `error` value, cleaned and bounded. */
+  /** OAuth `error` value from a server, bounded: render it as text. */
   oauthError?: string;
-  /** OAuth `error_description`, cleaned and bounded. */
+  /** OAuth `error_description` from a server, bounded: render it as text. */
   description?: string;
   /** The host a request went to, for "could not reach …" messages. */
   host?: string;
   status?: number;
-  /** The start of an `http_error` response's text, cleaned and bounded. */
+  /** The start of an `http_error` response's text, bounded: render it as text. */
   text?: string;
 }
 
@@ -74,8 +75,11 @@ export const publicError = (err: AuthError) => new AuthError(err.code, err.toJSO
 
 const SILENT_LOGIN_ERRORS = ['login_required', 'interaction_required', 'consent_required', 'account_selection_required'];
 
+/** Server text is kept short; cleaning it for display (bidi, zero-width) is the rendering view's job. */
+export const bounded = (text: string, max: number) => text.slice(0, max);
+
 function oauthDetails(error: string, description?: string, status?: number): AuthErrorDetails {
-  return { oauthError: safeText(error, 64), description: description && safeText(description), status };
+  return { oauthError: bounded(error, 64), description: description && bounded(description, 200), status };
 }
 
 /** The challenge's `error` from a WWW-Authenticate header, parsed by oauth4webapi (RFC 6750 §3, RFC 9449 §7.1). */
@@ -85,7 +89,7 @@ export function challengeError(err: oauth.WWWAuthenticateChallengeError): string
 
 /**
  * The one place where failures of oauth4webapi and the network become AuthErrors. Only codes and
- * cleaned, bounded server text are copied out; the original stays as `cause`. Anything else is a bug
+ * bounded server text are copied out; the original stays as `cause`. Anything else is a bug
  * and is thrown as it is.
  */
 export function toAuthError(err: unknown): AuthError {

@@ -1,20 +1,25 @@
 // auth.fetch: fetch with the access token, for allow-listed origins only (RFC 6750 §2.1, RFC 9449 §7).
 import * as oauth from 'oauth4webapi';
 import { AuthError, challengeError, toAuthError } from './errors';
-import { requestOptions } from './http';
+import { resourceRequestOptions, type Network } from './http';
 import { withNonce, type Server } from './protocol';
 import type { Renewal } from './renewal';
 
-const MAX_RESOURCE_BYTES = 1024 * 1024;
-
 export interface AuthFetchParts {
-  server: Server;
+  /** Read at each request: the DPoP key arrives after the instance is made. */
+  server: () => Pick<Server, 'timeoutMs' | 'dpop'>;
+  network: Network;
   renewal: Renewal;
   /** Origins that may receive the token. */
   allowed: Set<string>;
   /** The page's URL, which relative URLs resolve against. */
   base: () => string;
+  /** Cap on a response's size; none by default (the body streams). */
+  maxBytes?: number;
 }
+
+/** Bare origins, so `https://api.example.com/` and `https://api.example.com` are one entry. */
+export const originSet = (urls: Iterable<string>) => new Set([...urls].map((url) => new URL(url).origin));
 
 /**
  * The URL `input` names (relative ones against `base`) when it may carry the token, else AuthError
@@ -29,27 +34,42 @@ export function allowedUrl(input: RequestInfo | URL, base: string, allowed: Set<
 }
 
 /**
- * A drop-in `fetch` that adds the token only for allowed origins, without cookies, referrer or
- * redirects, with a timeout; after a 401 `invalid_token` it renews once (shared) and replays once.
+ * The caller's request with our defaults where the caller set nothing: no cookies, no referrer, no
+ * cache (a response to a token is private). Every member the caller did set is kept.
  */
-export function createAuthFetch({ server, renewal, allowed, base }: AuthFetchParts): typeof fetch {
+function withDefaults(input: RequestInfo | URL, url: URL, init: RequestInit = {}): Request {
+  const given = input instanceof Request ? input : undefined;
+  return new Request(given ?? url, {
+    ...init,
+    credentials: init.credentials ?? (given && given.credentials !== 'same-origin' ? given.credentials : 'omit'),
+    referrerPolicy: init.referrerPolicy ?? (given?.referrerPolicy || 'no-referrer'),
+    cache: init.cache ?? (given && given.cache !== 'default' ? given.cache : 'no-store'),
+  });
+}
+
+/**
+ * A drop-in `fetch` that adds the token only for allowed origins, never follows a redirect, has a
+ * timeout, and after a 401 `invalid_token` renews once (shared with other requests) and replays once.
+ */
+export function createAuthFetch({ server, network, renewal, allowed, base, maxBytes }: AuthFetchParts): typeof fetch {
   return async (input, init) => {
     const url = allowedUrl(input, base(), allowed);
-    const request = new Request(input instanceof Request ? input : url, init);
-    // A stream can be sent once; every other body is read once here so a replay can send it again.
+    const request = withDefaults(input, url, init);
+    // A caller's stream is sent once, as it comes; any other body is copied per attempt for a replay.
     const stream = init?.body instanceof ReadableStream;
-    const body = stream ? request.body : request.body && (await request.arrayBuffer());
+    const template = stream ? () => request : () => request.clone();
     const signal = AbortSignal.any([request.signal, renewal.signal()]);
     for (let attempt = 0; ; attempt++) {
       const current = renewal.current();
       if (!current) throw new AuthError('unauthenticated');
+      const config = server();
       const send = () =>
-        oauth.protectedResourceRequest(current.accessToken, request.method, url, request.headers, body, {
-          ...requestOptions(url, { timeoutMs: server.timeoutMs, maxBytes: MAX_RESOURCE_BYTES, signal }),
-          DPoP: server.dpop,
+        oauth.protectedResourceRequest(current.accessToken, request.method, url, request.headers, null, {
+          ...resourceRequestOptions(network, url, { timeoutMs: config.timeoutMs, maxBytes, signal }, template),
+          DPoP: config.dpop,
         });
       try {
-        return await (stream ? send() : withNonce(server, send));
+        return await (stream ? send() : withNonce(config, send));
       } catch (err) {
         if (!(err instanceof oauth.WWWAuthenticateChallengeError)) throw toAuthError(err);
         if (err.status !== 401 && err.status !== 403) return err.response;

@@ -2,20 +2,26 @@
 import * as oauth from 'oauth4webapi';
 import { AuthError } from './errors';
 
+/** Where requests go: the real `fetch` in a browser, the test kit's handler in tests. */
+export type Network = (request: Request) => Promise<Response>;
+
 /** Loopback hosts may use plain http: localhost, *.localhost, 127.0.0.0/8 and [::1]. */
 export function isLoopbackHost(hostname: string): boolean {
   return /^(localhost|.+\.localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i.test(hostname);
 }
 
-export interface BoundedFetchOptions {
+export interface RequestLimits {
   timeoutMs: number;
-  /** Answers larger than this are refused, so a hostile server cannot exhaust memory. */
-  maxBytes: number;
+  /** Answers larger than this are refused, so a hostile server cannot exhaust memory; none: streamed as is. */
+  maxBytes?: number;
   /** Aborts the request, e.g. when the person signs out. */
   signal?: AbortSignal;
   /** The request outlives the page, e.g. a revocation sent as the page navigates away. */
   keepalive?: boolean;
 }
+
+/** oauth4webapi's own request: URL, method, headers (with the token or proof), body and signal. */
+type OAuthInit = Omit<RequestInit, 'body'> & { body?: unknown };
 
 async function readCapped(response: Response, maxBytes: number, host: string): Promise<Blob> {
   const chunks: Uint8Array<ArrayBuffer>[] = [];
@@ -34,35 +40,30 @@ async function readCapped(response: Response, maxBytes: number, host: string): P
 }
 
 /**
- * fetch with a timeout over the whole exchange, a cap on the body, no cookies, no referrer, no cache,
- * and no redirects followed (a redirect could carry the request, and its token, to another host).
- * Network failures become AuthErrors naming the host; the result is a fully read Response.
+ * A custom fetch for oauth4webapi: a timeout over the whole exchange (body included), no redirect
+ * followed (it could carry the token to another host), failures as AuthErrors naming the host.
+ * `request` builds what is sent from oauth4webapi's request and the combined signal.
  */
-export function boundedFetch({ timeoutMs, maxBytes, signal, keepalive }: BoundedFetchOptions) {
-  // `body` is loosely typed because oauth4webapi's custom fetch passes any BodyInit-like value.
-  return async (url: string, init: Omit<RequestInit, 'body'> & { body?: unknown } = {}): Promise<Response> => {
+function boundedFetch(
+  network: Network,
+  { timeoutMs, maxBytes, signal }: RequestLimits,
+  request: (url: string, init: OAuthInit, signal: AbortSignal) => Request,
+) {
+  return async (url: string, init: OAuthInit = {}): Promise<Response> => {
     const host = new URL(url).host;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signals = [timeout, signal, init.signal].filter((s) => !!s);
-    let response: Response;
     try {
-      response = await fetch(url, {
-        ...init,
-        keepalive,
-        body: init.body as BodyInit | null | undefined,
-        signal: AbortSignal.any(signals),
-        redirect: 'manual',
-        credentials: 'omit',
-        referrerPolicy: 'no-referrer',
-        cache: 'no-store',
-      });
+      const response = await network(request(url, init, AbortSignal.any(signals)));
       if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
         await response.body?.cancel();
         throw new AuthError('invalid_response', { host, status: response.status });
       }
       // fetch gives null-body statuses (204, 205, 304) no body, and a new Response may not have one either.
-      const body = response.body && (await readCapped(response, maxBytes, host));
-      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+      if (maxBytes === undefined || !response.body) return response;
+      const body = await readCapped(response, maxBytes, host);
+      const capped = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+      return Object.defineProperty(capped, 'url', { value: response.url || url });
     } catch (err) {
       if (err instanceof AuthError) throw err;
       const code = timeout.aborted ? 'timeout' : signal?.aborted || init.signal?.aborted ? 'aborted' : 'unreachable';
@@ -71,11 +72,48 @@ export function boundedFetch({ timeoutMs, maxBytes, signal, keepalive }: Bounded
   };
 }
 
-/** oauth4webapi request options for `url`: the bounded fetch, and plain http for loopback hosts only. */
-export function requestOptions(url: string | URL, options: BoundedFetchOptions) {
+const insecure = (url: string | URL) => {
   const { protocol, hostname } = new URL(url);
+  return protocol === 'http:' && isLoopbackHost(hostname);
+};
+
+/**
+ * oauth4webapi request options for a protocol request to `url`: no cookies, referrer or cache, and
+ * plain http for loopback hosts only.
+ */
+export function requestOptions(network: Network, url: string | URL, limits: RequestLimits) {
+  const { keepalive } = limits;
   return {
-    [oauth.customFetch]: boundedFetch(options),
-    [oauth.allowInsecureRequests]: protocol === 'http:' && isLoopbackHost(hostname),
+    [oauth.customFetch]: boundedFetch(
+      network,
+      limits,
+      (href, init, signal) =>
+        new Request(href, {
+          ...init,
+          body: init.body as BodyInit | null | undefined,
+          keepalive,
+          signal,
+          redirect: 'manual',
+          credentials: 'omit',
+          referrerPolicy: 'no-referrer',
+          cache: 'no-store',
+        }),
+    ),
+    [oauth.allowInsecureRequests]: insecure(url),
+  };
+}
+
+/**
+ * The same for the app's own request: every member the caller set is sent as set (a fresh copy of
+ * `template()` per attempt, so the body can be sent again); oauth4webapi adds only the headers.
+ */
+export function resourceRequestOptions(network: Network, url: URL, limits: RequestLimits, template: () => Request) {
+  return {
+    [oauth.customFetch]: boundedFetch(
+      network,
+      limits,
+      (_href, init, signal) => new Request(template(), { headers: init.headers, signal, redirect: 'manual' }),
+    ),
+    [oauth.allowInsecureRequests]: insecure(url),
   };
 }

@@ -1,19 +1,17 @@
 // The browser as the auth module sees it, passed in (as oidc-client-ts passes its navigator and
-// stores) so tests hand in fakes instead of stubbing globals.
+// stores) so tests hand in fakes instead of stubbing globals. It names no route: navigation within
+// the app belongs to the app; the module only leaves for the identity service.
+import type { Stores } from './storage';
 
-export interface BrowserPort {
+export interface BrowserPort extends Stores {
   /** The page's URL now. */
   url(): string;
-  /** Top-level navigation; `replace` swaps the current history entry instead of adding one. */
+  /** Top-level navigation to the identity service; `replace` swaps the current history entry. */
   go(url: string, replace?: boolean): void;
+  /** Top-level POST of `fields` as a form to `url` (RP-Initiated Logout §2): nothing of it in a URL. */
+  post(url: string, fields: Record<string, string>): void;
   /** Rewrites the current history entry's URL without loading anything. */
   rewrite(url: string): void;
-  /** Shows an app route (`/profile`) in place, as the router's replace() does. */
-  navigate(route: string): void;
-  /** Per tab: the pending sign-in. */
-  session: Storage;
-  /** Per browser: the non-secret "had a session" hints. */
-  local: Storage;
   /** The channel that tells the app's other tabs about a sign-out; undefined where there is none. */
   channel?: Pick<BroadcastChannel, 'postMessage' | 'addEventListener' | 'removeEventListener' | 'close'>;
   now(): number;
@@ -23,24 +21,29 @@ export interface BrowserPort {
   listen(type: string, listener: (event: Event) => void): () => void;
 }
 
-/** The real browser. */
+/** The real browser; call it only in a browser (createAuth calls it from start()). */
 export function browserPort(): BrowserPort {
-  const on = (type: string, listener: (event: Event) => void) => {
-    const target = type === 'visibilitychange' ? document : window;
-    target.addEventListener(type, listener);
-    return () => target.removeEventListener(type, listener);
-  };
   return {
     url: () => location.href,
     go: (url, replace) => (replace ? location.replace(url) : location.assign(url)),
+    post(url, fields) {
+      const form = Object.assign(document.createElement('form'), { method: 'post', action: url });
+      for (const [name, value] of Object.entries(fields)) {
+        form.append(Object.assign(document.createElement('input'), { type: 'hidden', name, value }));
+      }
+      document.body.append(form);
+      form.submit();
+    },
     rewrite: (url) => history.replaceState(history.state, '', url),
-    // A fragment navigation that replaces the entry: no reload, and the hashchange a hash router follows.
-    navigate: (route) => location.replace(`#${route}`),
     session: sessionStorage,
     local: localStorage,
     channel: typeof BroadcastChannel === 'function' ? new BroadcastChannel('auth') : undefined,
     now: Date.now,
     reloaded: () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.type === 'reload',
-    listen: on,
+    listen(type, listener) {
+      const target = type === 'visibilitychange' ? document : window;
+      target.addEventListener(type, listener);
+      return () => target.removeEventListener(type, listener);
+    },
   };
 }

@@ -3,9 +3,8 @@
 // raised them; the caller converts them (errors.ts) in one place.
 import * as oauth from 'oauth4webapi';
 import { AuthError } from './errors';
-import { requestOptions } from './http';
-import type { PendingSignIn } from './transaction';
-import { safeText } from './text';
+import { requestOptions, type Network } from './http';
+import type { PendingSignIn } from './storage';
 
 /** Everything a protocol step needs to know about the identity service and this client. */
 export interface Server {
@@ -14,6 +13,7 @@ export interface Server {
   redirectUri: string;
   scope: string;
   timeoutMs: number;
+  network: Network;
   /** Present when tokens are bound to this page's key (RFC 9449). */
   dpop?: oauth.DPoPHandle;
 }
@@ -30,13 +30,41 @@ export interface TokenSet {
   subject?: string;
 }
 
-/** The four profile claims of the interface; absent ones stay undefined. */
-export interface UserProfile {
+/** The standard claims of OpenID Connect Core §5.1; a provider may send any others too. */
+export interface StandardClaims {
+  /** The identity key, exactly as the provider sent it: 1 to 255 characters (OIDC Core §2). */
   sub: string;
-  email?: string;
   name?: string;
+  given_name?: string;
+  family_name?: string;
+  middle_name?: string;
+  nickname?: string;
   preferred_username?: string;
+  profile?: string;
+  picture?: string;
+  website?: string;
+  email?: string;
+  email_verified?: boolean;
+  gender?: string;
+  birthdate?: string;
+  zoneinfo?: string;
+  locale?: string;
+  phone_number?: string;
+  phone_number_verified?: boolean;
+  address?: {
+    formatted?: string;
+    street_address?: string;
+    locality?: string;
+    region?: string;
+    postal_code?: string;
+    country?: string;
+  };
+  updated_at?: number;
+  [claim: string]: unknown;
 }
+
+/** What a session's `user` can be: the claims, with `sub` at least. */
+export type Claims = { sub: string };
 
 /** Protocol answers are small; anything larger is hostile. */
 const MAX_PROTOCOL_BYTES = 64 * 1024;
@@ -45,12 +73,12 @@ const MAX_LIFETIME_S = 24 * 60 * 60;
 const DEFAULT_LIFETIME_S = 60 * 60;
 
 const options = (server: Server, url: string | undefined, signal?: AbortSignal) => ({
-  ...requestOptions(url!, { timeoutMs: server.timeoutMs, maxBytes: MAX_PROTOCOL_BYTES, signal }),
+  ...requestOptions(server.network, url!, { timeoutMs: server.timeoutMs, maxBytes: MAX_PROTOCOL_BYTES, signal }),
   DPoP: server.dpop,
 });
 
 /** Runs a DPoP request again once when the server asks for a nonce (RFC 9449 §8, §9). */
-export async function withNonce<T>(server: Server, run: () => Promise<T>): Promise<T> {
+export async function withNonce<T>(server: Pick<Server, 'dpop'>, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
@@ -153,41 +181,48 @@ export async function refreshTokens(server: Server, previous: TokenSet, now: num
   return tokenSet(server, response, now, previous);
 }
 
-/** Revokes a refresh token (RFC 7009 §2.1); best effort, so a short timeout. */
-export async function revoke(server: Server, token: string): Promise<void> {
+/** Revokes a token (RFC 7009 §2.1) with its type hint; best effort, so a short timeout. */
+export async function revoke(server: Server, token: string, hint: 'refresh_token' | 'access_token'): Promise<void> {
   const { as, client } = server;
   // keepalive: the request outlives a sign-out that navigates away to end the provider's session.
-  const request = requestOptions(as.revocation_endpoint!, {
+  const request = requestOptions(server.network, as.revocation_endpoint!, {
     timeoutMs: Math.min(server.timeoutMs, 5000),
     maxBytes: MAX_PROTOCOL_BYTES,
     keepalive: true,
   });
-  await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), token, request));
+  const response = await oauth.revocationRequest(as, client, oauth.None(), token, {
+    ...request,
+    additionalParameters: { token_type_hint: hint },
+  });
+  await oauth.processRevocationResponse(response);
 }
 
-const PROFILE_CLAIMS = ['sub', 'email', 'name', 'preferred_username'] as const;
 /** Keys that only an attack on object prototypes would send. */
-const POISON_KEYS = ['__proto__', 'constructor', 'prototype'];
+const POISON_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/** Claims nest (address, custom objects) but never deeply; deeper is hostile. */
+const MAX_CLAIM_DEPTH = 8;
+
+function plainJson(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (depth > MAX_CLAIM_DEPTH) return false;
+  return Object.entries(value).every(([key, inner]) => !POISON_KEYS.has(key) && plainJson(inner, depth + 1));
+}
 
 /**
- * Keeps the four interface claims as display text: invisible and direction-changing characters removed,
- * bounded. A claim that is not a string, or a prototype-poisoning key, refuses the answer.
+ * Every claim as the provider sent it (JSON values, bounded by the answer's size cap and a nesting
+ * depth). `sub` must be a string of 1 to 255 characters (OIDC Core §2) and is never altered; a
+ * prototype-poisoning key anywhere refuses the answer. Cleaning for display is the view's job.
  */
-export function toProfile(claims: oauth.UserInfoResponse): UserProfile {
-  if (POISON_KEYS.some((key) => Object.hasOwn(claims, key))) throw new AuthError('invalid_response');
-  // processUserInfoResponse has already required `sub` to be a string.
-  const profile = {} as UserProfile;
-  for (const claim of PROFILE_CLAIMS) {
-    const value = Object.hasOwn(claims, claim) ? claims[claim] : undefined;
-    if (value === undefined) continue;
-    if (typeof value !== 'string') throw new AuthError('invalid_response');
-    profile[claim] = safeText(value);
+export function toClaims<C extends Claims>(claims: oauth.UserInfoResponse): C {
+  const sub: unknown = claims.sub;
+  if (typeof sub !== 'string' || sub.length < 1 || sub.length > 255 || !plainJson(claims, 0)) {
+    throw new AuthError('invalid_response');
   }
-  return profile;
+  return claims as unknown as C;
 }
 
 /** GET userinfo with the access token and reads it (OIDC Core §5.3): JSON only, `sub` equal to the ID token's. */
-export async function fetchUserInfo(server: Server, tokens: TokenSet, signal?: AbortSignal): Promise<UserProfile> {
+export async function fetchUserInfo<C extends Claims>(server: Server, tokens: TokenSet, signal?: AbortSignal): Promise<C> {
   const { as, client } = server;
   return withNonce(server, async () => {
     // The same request userInfoRequest makes, through the resource request auth.fetch already uses.
@@ -202,20 +237,26 @@ export async function fetchUserInfo(server: Server, tokens: TokenSet, signal?: A
     // JSON only: oauth4webapi would parse any type, and take a JWT answer unsigned (OIDC Core §5.3.2).
     const type = response.headers.get('content-type')?.split(';')[0].trim().toLowerCase();
     if (response.ok && type !== 'application/json') throw new AuthError('invalid_response');
-    return toProfile(await oauth.processUserInfoResponse(as, client, tokens.subject ?? oauth.skipSubjectCheck, response));
+    return toClaims<C>(await oauth.processUserInfoResponse(as, client, tokens.subject ?? oauth.skipSubjectCheck, response));
   });
 }
 
-/** Where to end the provider's session (RP-Initiated Logout 1.0 §2), or undefined without an endpoint. */
-export function endSessionUrl(server: Server, tokens: TokenSet | undefined): string | undefined {
-  const endpoint = server.as.end_session_endpoint;
-  return (
-    endpoint &&
-    `${endpoint}?${new URLSearchParams({
-      ...(tokens?.idToken && { id_token_hint: tokens.idToken }),
-      client_id: server.client.client_id,
-      post_logout_redirect_uri: server.redirectUri,
-      state: oauth.generateRandomState(),
-    })}`
-  );
+/**
+ * The provider's end-session request (RP-Initiated Logout 1.0 §2) as form fields, for a POST: the ID
+ * token never sits in a URL or in history. Undefined without an endpoint.
+ */
+export function endSessionRequest(
+  server: Server,
+  idToken: string | undefined,
+): { url: string; fields: Record<string, string>; state: string } | undefined {
+  const url = server.as.end_session_endpoint;
+  if (!url) return undefined;
+  const state = oauth.generateRandomState();
+  const fields = {
+    ...(idToken && { id_token_hint: idToken }),
+    client_id: server.client.client_id,
+    post_logout_redirect_uri: server.redirectUri,
+    state,
+  };
+  return { url, fields, state };
 }

@@ -2,7 +2,6 @@
 // when a refresh token allows it, else the session ends at expiry (RFC 10017 §6.3, tokens in memory).
 import { toAuthError, type AuthError } from './errors';
 import type { TokenSet } from './protocol';
-import type { BrowserPort } from './port';
 
 /** setTimeout fires at once for delays above 2^31-1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -14,11 +13,11 @@ export interface RenewalHooks {
   /** Exchanges the refresh token; the signal aborts it when the session ends. */
   refresh(current: TokenSet, signal: AbortSignal): Promise<TokenSet>;
   renewed(next: TokenSet): void;
-  /** The session could not go on. */
-  expired(err?: AuthError): void;
+  /** The session could not go on; `ended` is what it held, kept only to sign out with. */
+  expired(err: AuthError | undefined, ended: TokenSet | undefined): void;
 }
 
-export function createRenewal(port: Pick<BrowserPort, 'now'>, hooks: RenewalHooks) {
+export function createRenewal(port: { now(): number }, hooks: RenewalHooks) {
   let tokens: TokenSet | undefined;
   let renewal: Promise<boolean> | undefined;
   let dueAt = 0;
@@ -56,8 +55,7 @@ export function createRenewal(port: Pick<BrowserPort, 'now'>, hooks: RenewalHook
   }
 
   function expire(err?: AuthError) {
-    drop();
-    hooks.expired(err);
+    hooks.expired(err, drop());
   }
 
   async function refresh(tokenRejected: boolean): Promise<boolean> {

@@ -2,9 +2,9 @@
 // `status`, loaded while someone subscribes and the session is signed in, following a function URL.
 import { untrack } from 'svelte';
 import type { Readable } from 'svelte/store';
-import { AuthError, publicError, toAuthErrorOrShow } from './errors';
+import { AuthError, bounded, publicError, toAuthError } from './errors';
+import type { Claims } from './protocol';
 import { reactiveStore, type ReactiveStore, type SessionState } from './session';
-import { safeText } from './text';
 
 /** What to load: a URL, a function returning one (followed as it changes), or null for nothing. */
 export type ResourceUrl = string | URL | null | (() => string | URL | null | undefined);
@@ -29,17 +29,38 @@ export interface Resource<T> extends ReactiveStore<ResourceState<T>> {
 
 export interface ResourceOptions<T> {
   init?: Omit<RequestInit, 'signal'>;
-  /** Turns a successful response into data; the default parses JSON. */
+  /** Turns a successful response into data (the default parses JSON); what it throws becomes the `error` state. */
   read?: (response: Response) => Promise<T>;
 }
 
 /** How much of an error response's text an `http_error` carries. */
 const MAX_ERROR_TEXT = 200;
+/** The start of an error answer's text: the body streams, so only what the message can show is read. */
+async function errorText(response: Response): Promise<string> {
+  const reader = response.body?.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (let read; reader && text.length < MAX_ERROR_TEXT && !(read = await reader.read()).done;) {
+    text += decoder.decode(read.value, { stream: true });
+  }
+  await reader?.cancel();
+  return bounded(text, MAX_ERROR_TEXT);
+}
+
+/** Whatever failed, the resource shows an AuthError: a throwing `read` or any other error is an invalid response. */
+function asAuthError(err: unknown): AuthError {
+  try {
+    return toAuthError(err);
+  } catch {
+    return new AuthError('invalid_response', {}, err);
+  }
+}
+
 const IDLE = { status: 'idle', data: null, error: null } as const;
 const UNAUTHENTICATED = { status: 'unauthenticated', data: null, error: null } as const;
 
 export function createResource<T>(
-  session: Readable<SessionState>,
+  session: Readable<SessionState<Claims>>,
   authFetch: typeof fetch,
   url: ResourceUrl,
   { init, read = (response) => response.json() }: ResourceOptions<T> = {},
@@ -101,14 +122,14 @@ export function createResource<T>(
     try {
       const response = await authFetch(target, { ...init, signal: mine.signal });
       if (!response.ok) {
-        throw new AuthError('http_error', { status: response.status, text: safeText(await response.text(), MAX_ERROR_TEXT) });
+        throw new AuthError('http_error', { status: response.status, text: await errorText(response) });
       }
       const data = await read(response);
       if (mine === controller) set({ status: 'ok', data, error: null });
     } catch (e) {
       // A late answer for an aborted load (sign-out, user switch, new URL, reload) must not reach the screen.
       if (mine !== controller || mine.signal.aborted) return;
-      const error = toAuthErrorOrShow(e, (bug) => set({ status: 'error', data: null, error: bug }));
+      const error = asAuthError(e);
       const unauthenticated = error.code === 'session_expired' || error.code === 'unauthenticated';
       set(unauthenticated ? UNAUTHENTICATED : { status: 'error', data: null, error: publicError(error) });
     }

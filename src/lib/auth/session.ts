@@ -3,19 +3,20 @@
 import type { Readable } from 'svelte/store';
 import { createSubscriber } from 'svelte/reactivity';
 import type { AuthError, AuthErrorCode, AuthErrorDetails } from './errors';
-import type { UserProfile } from './protocol';
+import type { Claims, StandardClaims } from './protocol';
 
 export type SessionStatus = 'loading' | 'signed-out' | 'redirecting' | 'signed-in' | 'expired' | 'error';
 
 export interface SessionError extends AuthErrorDetails {
   code: AuthErrorCode;
-  /** The app route a new attempt should come back to. */
-  returnTo: string;
+  /** Where a new attempt should come back to: the app's own string, when the failed attempt had one. */
+  returnTo?: string;
 }
 
-export interface SessionState {
+export interface SessionState<C extends Claims = StandardClaims> {
   status: SessionStatus;
-  user: UserProfile | null;
+  /** Every claim userinfo returned, while signed in. */
+  user: C | null;
   /** When the access token expires, epoch milliseconds. */
   expiresAt: number | null;
   error: SessionError | null;
@@ -63,27 +64,38 @@ export function reactiveStore<T>(initial: T, start?: () => () => void) {
   return { set, update: (fn: (value: T) => T) => set(fn(value)), readable };
 }
 
-const state = (status: SessionStatus, error: SessionError | null = null): SessionState => ({
+export const sessionState = <C extends Claims>(status: SessionStatus, error: SessionError | null = null): SessionState<C> => ({
   status,
   user: null,
   expiresAt: null,
   error,
 });
 
-export function createSession() {
-  const { set, update, readable } = reactiveStore(state('loading'));
+/** The session's transitions: the only ways its state changes. */
+export function createSession<C extends Claims>(initial: SessionState<C> = sessionState('loading')) {
+  const { set, update, readable } = reactiveStore(initial);
+  // What showed before a redirect began: Back from the identity service may bring this page back from
+  // the back/forward cache, where it must not stay "redirecting" for ever.
+  let beforeRedirect = initial;
   return {
     session: readable,
-    signedOut: () => set(state('signed-out')),
-    redirecting: () => set(state('redirecting')),
-    signedIn: (user: UserProfile, expiresAt: number) => set({ status: 'signed-in', user, expiresAt, error: null }),
+    signedOut: () => set(sessionState('signed-out')),
+    redirecting: () => {
+      beforeRedirect = readable.current;
+      set(sessionState('redirecting'));
+    },
+    /** The page came back without the redirect having happened. */
+    redirectAbandoned: () => readable.current.status === 'redirecting' && set(beforeRedirect),
+    signedIn: (user: C, expiresAt: number) => set({ status: 'signed-in', user, expiresAt, error: null }),
     renewed: (expiresAt: number) => update((s) => ({ ...s, expiresAt })),
     /** Signed out, with an error that offers a new attempt returning to `returnTo`. */
-    failed: (err: AuthError, returnTo: string) => set(state('error', { ...err.toJSON(), returnTo })),
+    failed: (err: AuthError, returnTo?: string) => set(sessionState('error', { ...err.toJSON(), returnTo })),
     /** The session ended on its own; a new sign-in returns to `returnTo`. */
-    expired: (returnTo: string, err?: AuthError) =>
-      set(state('expired', { ...err?.toJSON(), code: 'session_expired', returnTo })),
+    expired: (err?: AuthError, returnTo?: string) =>
+      set(sessionState('expired', { ...err?.toJSON(), code: 'session_expired', returnTo })),
     /** Signed out with a notice that is not a failure of the sign-in (a stale link). */
-    notice: (code: AuthErrorCode) => set({ ...state('signed-out'), error: { code, returnTo: '/profile' } }),
+    notice: (code: AuthErrorCode) => set({ ...sessionState<C>('signed-out'), error: { code } }),
   };
 }
+
+export type Session<C extends Claims> = ReturnType<typeof createSession<C>>;

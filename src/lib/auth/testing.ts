@@ -1,54 +1,67 @@
-// The test kit: an Auth with no network and no identity service, for component tests of views that use
-// auth. Never imported by the app, so never in the production bundle.
+// The test kit: an Auth with no identity service, no network and no DOM, for component tests of views
+// that use auth. It runs production's session policy (core.ts): the same error conversion, challenges
+// and transitions; only where requests go (`handler`) and how the session begins differ.
+// Never imported by the app, so never in the production bundle.
 import type { Auth } from './auth';
-import { AuthError } from './errors';
-import { allowedUrl } from './fetch';
-import type { UserProfile } from './protocol';
-import { createResource } from './resource.svelte';
-import { createSession } from './session';
+import { createCore } from './core';
+import type { Claims, StandardClaims } from './protocol';
+import { sessionState, type SessionState, type SessionStatus } from './session';
 
-export interface TestAuthOptions {
+export interface TestAuthOptions<C extends Claims = StandardClaims> {
   /** The signed-in user (`sub` defaults to `test-user`), or null for signed out. */
-  user?: Partial<UserProfile> | null;
+  user?: Partial<NoInfer<C>> | null;
+  /** The state to start in; wins over `user` (which `signIn()` then signs in). */
+  status?: SessionStatus;
   /** Origins that may receive the test token, as with createAuth. */
   apiOrigins?: string[];
-  /** Answers every request auth.fetch lets through, with `Authorization: Bearer <TEST_TOKEN>` set. */
+  /**
+   * Answers every request auth.fetch lets through, with `Authorization: Bearer <TEST_TOKEN>` set. What
+   * it returns or throws is handled as production handles the network's answer: a thrown TypeError is
+   * `unreachable`, a 401 with `WWW-Authenticate: Bearer error="invalid_token"` ends the session.
+   */
   handler?: (request: Request) => Response | Promise<Response>;
 }
 
 export const TEST_TOKEN = 'test-access-token';
 const HOUR_MS = 60 * 60 * 1000;
+/** Where relative URLs resolve without a DOM. */
+const NO_PAGE = 'http://localhost/';
 
-/** An Auth whose session is `user`, whose fetch hands requests to `handler`, and whose sign-in/out act at once. */
-export function createTestAuth({
+/** The error each failed start state shows. */
+const START_ERRORS: Partial<Record<SessionStatus, SessionState['error']>> = {
+  expired: { code: 'session_expired' },
+  error: { code: 'authorization_failed' },
+};
+
+/** An Auth whose session is `user` (or `status`), whose fetch hands requests to `handler`, and whose sign-in/out act at once. */
+export function createTestAuth<C extends Claims = StandardClaims>({
   user = {},
+  status,
   apiOrigins = [],
   handler = () => new Response(null, { status: 404 }),
-}: TestAuthOptions = {}): Auth {
-  const state = createSession();
-  const profile: UserProfile = { sub: 'test-user', ...user };
-  const allowed = new Set(apiOrigins.map((origin) => new URL(origin).origin));
-  const signIn = async () => state.signedIn(profile, Date.now() + HOUR_MS);
-  const signOut = () => state.signedOut();
-  if (user) void signIn();
-  else signOut();
-
-  const testFetch: typeof fetch = async (input, init) => {
-    const url = allowedUrl(input, location.href, allowed);
-    const request = new Request(input instanceof Request ? input : url, init);
-    if (state.session.current.status !== 'signed-in') throw new AuthError('unauthenticated');
-    request.headers.set('authorization', `Bearer ${TEST_TOKEN}`);
-    if (request.signal.aborted) throw new AuthError('aborted');
-    return handler(request);
-  };
+}: TestAuthOptions<C> = {}): Auth<C> {
+  const profile = { sub: 'test-user', ...user } as C;
+  const start = status ?? (user ? 'signed-in' : 'signed-out');
+  const core = createCore<C>({
+    server: () => ({ timeoutMs: 15_000 }),
+    network: async (request) => handler(request),
+    // The test token has no refresh token: a refused token ends the session, as it would in production.
+    refresh: () => Promise.reject(new Error('the test kit has no refresh token')),
+    allowed: apiOrigins,
+    base: () => globalThis.location?.href ?? NO_PAGE,
+    now: Date.now,
+    initial: sessionState<C>(start === 'signed-in' ? 'loading' : start, START_ERRORS[start] ?? null),
+  });
+  const signIn = async () => core.signedIn({ accessToken: TEST_TOKEN, expiresAt: Date.now() + HOUR_MS }, profile);
+  if (start === 'signed-in') void signIn();
 
   return {
-    session: state.session,
-    start: async () => {},
+    session: core.state.session,
+    start: async () => ({}),
     signIn,
-    signOut,
-    fetch: testFetch,
-    resource: (url, options) => createResource(state.session, testFetch, url, options),
-    destroy() {},
+    signOut: () => void core.signOut(),
+    fetch: core.fetch,
+    resource: core.resource,
+    destroy: () => void core.renewal.drop(),
   };
 }

@@ -16,3 +16,7 @@ export function safeText(value: string, max = MAX_TEXT, { multiline = false } = 
     .trim();
   return cleaned.length > max ? `${cleaned.slice(0, max - 1)}…` : cleaned;
 }
+
+/** A claim as display text: a string cleaned and bounded, anything else (a number, an object) not shown. */
+export const claimText = (value: unknown, max = MAX_TEXT): string | undefined =>
+  typeof value === 'string' ? safeText(value, max) : undefined;

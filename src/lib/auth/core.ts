@@ -1,0 +1,57 @@
+// The session policy that createAuth and the test kit share, so they cannot drift: the session's
+// transitions, the tokens and their renewal, fetch with its allow-list, challenges and error
+// conversion, and resources. What differs is only where requests go and how a session begins.
+import { createAuthFetch, originSet } from './fetch';
+import type { Network } from './http';
+import type { Claims, Server, TokenSet } from './protocol';
+import { createRenewal } from './renewal';
+import { createResource, type ResourceOptions, type ResourceUrl } from './resource.svelte';
+import { createSession, type SessionState } from './session';
+
+export interface CoreParts<C extends Claims> {
+  /** Read at each request: the DPoP key arrives after the instance is made. */
+  server: () => Pick<Server, 'timeoutMs' | 'dpop'>;
+  network: Network;
+  /** Exchanges the refresh token (RFC 6749 §6); the signal aborts it when the session ends. */
+  refresh(current: TokenSet, signal: AbortSignal): Promise<TokenSet>;
+  /** Origins that may receive the token, in any URL form. */
+  allowed: Iterable<string>;
+  /** The page's URL, which relative URLs resolve against. */
+  base: () => string;
+  now: () => number;
+  maxBytes?: number;
+  initial?: SessionState<C>;
+}
+
+export function createCore<C extends Claims>(parts: CoreParts<C>) {
+  const state = createSession<C>(parts.initial);
+  // The tokens of a session that expired on its own, kept in memory only to end it properly on sign-out.
+  let ended: TokenSet | undefined;
+  const renewal = createRenewal(parts, {
+    refresh: parts.refresh,
+    renewed: (next) => state.renewed(next.expiresAt),
+    expired(err, had) {
+      ended = had;
+      state.expired(err);
+    },
+  });
+  const fetch = createAuthFetch({ ...parts, renewal, allowed: originSet(parts.allowed) });
+  return {
+    state,
+    renewal,
+    fetch,
+    resource: <T>(url: ResourceUrl, options?: ResourceOptions<T>) => createResource<T>(state.session, fetch, url, options),
+    signedIn(tokens: TokenSet, user: C) {
+      ended = undefined;
+      renewal.adopt(tokens);
+      state.signedIn(user, tokens.expiresAt);
+    },
+    /** Forgets the session and returns the tokens it held, live or expired, for revocation. */
+    signOut(): TokenSet | undefined {
+      const had = renewal.drop() ?? ended;
+      ended = undefined;
+      state.signedOut();
+      return had;
+    },
+  };
+}

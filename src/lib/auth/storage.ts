@@ -1,0 +1,90 @@
+// Every storage key of the auth module, and nothing secret in any of them. Per tab: the pending sign-in
+// (RFC 7636 verifier, state, nonce), single-use and short-lived (RFC 9700 §4.7, RFC 10017 §6.1), the
+// pending sign-out's `state`, and when the last silent restore began. Per browser: one non-secret hint.
+
+export interface PendingSignIn {
+  state: string;
+  codeVerifier: string;
+  /** Present when `openid` was requested (OIDC Core §3.1.2.1). */
+  nonce?: string;
+  /** The app's own string, handed back by start() after the callback. */
+  returnTo: string;
+  /** True for a silent `prompt=none` attempt, whose refusal means "signed out", not an error. */
+  silent: boolean;
+  createdAt: number;
+}
+
+/** The two stores, as the browser port has them. */
+export interface Stores {
+  /** Per tab. */
+  session: Storage;
+  /** Per browser. */
+  local: Storage;
+}
+
+const SIGN_IN = 'auth:tx';
+const SIGN_OUT = 'auth:logout';
+const RESTORE_AT = 'auth:restore-at';
+/**
+ * "1" when this browser had a session (a reason to try prompt=none), "out" when the person signed out
+ * (the next interactive sign-in lets them choose an account: prompt=login).
+ */
+const HINT = 'auth:hint';
+export const PENDING_TTL_MS = 10 * 60 * 1000;
+
+export type Hint = 'had-session' | 'signed-out' | undefined;
+
+/** Reads and removes `key`: whatever it held can be answered once at most. */
+function take(storage: Storage, key: string): string | null {
+  const raw = storage.getItem(key);
+  storage.removeItem(key);
+  return raw;
+}
+
+/** Stores a new pending sign-in; an abandoned earlier attempt of this tab can no longer be answered. */
+export function savePending({ session }: Stores, tx: PendingSignIn): void {
+  session.setItem(SIGN_IN, JSON.stringify(tx));
+}
+
+/** Removes the pending sign-in and returns it when it answers `state` and has not expired. */
+export function takePending({ session }: Stores, state: string | null, now: number): PendingSignIn | undefined {
+  try {
+    const tx = JSON.parse(take(session, SIGN_IN) ?? 'null');
+    // Written by this module; checked anyway, as storage is shared with every script of the origin.
+    const valid = ['state', 'codeVerifier', 'returnTo'].every((key) => typeof tx?.[key] === 'string');
+    const age = now - tx?.createdAt;
+    return valid && state === tx.state && age >= 0 && age < PENDING_TTL_MS ? tx : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Remembers the `state` sent with the end-session request, to match the provider's return once. */
+export const saveSignOut = ({ session }: Stores, state: string): void => session.setItem(SIGN_OUT, state);
+
+/** True once for the `state` of this tab's pending sign-out; the record is gone either way. */
+export const takeSignOut = ({ session }: Stores, state: string | null): boolean => {
+  const sent = take(session, SIGN_OUT);
+  return sent !== null && sent === state;
+};
+
+export const noteRestore = ({ session }: Stores, now: number): void => session.setItem(RESTORE_AT, String(now));
+
+/** When this tab's last silent restore began, epoch ms (0 if never). */
+export const lastRestore = ({ session }: Stores): number => Number(session.getItem(RESTORE_AT)) || 0;
+
+export function readHint({ local }: Stores): Hint {
+  const raw = local.getItem(HINT);
+  return raw === '1' ? 'had-session' : raw === 'out' ? 'signed-out' : undefined;
+}
+
+export const writeHint = ({ local }: Stores, hint: Exclude<Hint, undefined>): void =>
+  local.setItem(HINT, hint === 'had-session' ? '1' : 'out');
+
+/** The browser's session is gone (a silent restore was refused): no reason to try again. */
+export const forgetHint = ({ local }: Stores): void => local.removeItem(HINT);
+
+/** Forgets whatever this tab had under way: a sign-in, a sign-out and the restore guard. */
+export function clearTab({ session }: Stores): void {
+  for (const key of [SIGN_IN, SIGN_OUT, RESTORE_AT]) session.removeItem(key);
+}
