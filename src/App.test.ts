@@ -58,6 +58,26 @@ describe('App', () => {
     expect(auth.signIn).toHaveBeenCalledExactlyOnceWith({ returnTo: '/profile?tab=2' });
   });
 
+  it('an expired session without a returnTo: "Sign in again" returns to the page shown', async () => {
+    at('#/api?x=1');
+    const { auth } = scriptedAuth(session('expired', { error: { code: 'session_expired' } }));
+    renderApp(auth);
+    await fireEvent.click(within(screen.getByRole('alert')).getByRole('button', { name: 'Sign in again' }));
+    expect(auth.signIn).toHaveBeenCalledExactlyOnceWith({ returnTo: '/api?x=1' });
+  });
+
+  it.each([
+    ['expired', session('expired', { error: { code: 'session_expired' } })],
+    ['failed', session('error', { error: { code: 'invalid_grant' } })],
+  ])('a session that %s still offers Sign out in the header, which signs out and shows the start page', async (_name, state) => {
+    at('#/api');
+    const { auth } = scriptedAuth(state);
+    renderApp(auth);
+    await fireEvent.click(within(screen.getByRole('banner')).getByRole('button', { name: 'Sign out' }));
+    expect(auth.signOut).toHaveBeenCalledTimes(1);
+    await vi.waitFor(() => expect(location.hash).toBe('#/'));
+  });
+
   it('"Signing you in…" in role="status" while loading, then the page', async () => {
     const { auth, set } = scriptedAuth(session('loading'));
     renderApp(auth);
@@ -85,6 +105,8 @@ describe('App', () => {
     at('#/api');
     await vi.waitFor(() => expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Demo API'));
     expect(screen.getByRole('link', { name: 'API' }).getAttribute('aria-current')).toBe('page');
+    expect(screen.getByRole('link', { name: 'API' }).classList.contains('active')).toBe(true);
+    expect(screen.getByRole('link', { name: 'Notes' }).hasAttribute('aria-current')).toBe(false);
   });
 
   it('an unknown path shows the not-found page', async () => {

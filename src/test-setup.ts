@@ -14,3 +14,16 @@ if (typeof PageURL.parse === 'function' && !(PageURL.parse('http://localhost/') 
     }
   };
 }
+
+// happy-dom's Request drops `keepalive`, which a browser keeps (and copies with the request): the
+// revocation sent during sign-out relies on it, so tests must be able to see it.
+const PageRequest = globalThis.Request;
+if (!('keepalive' in new PageRequest('http://localhost/'))) {
+  globalThis.Request = class extends PageRequest {
+    readonly keepalive: boolean;
+    constructor(input: RequestInfo | URL, init: RequestInit = {}) {
+      super(input, init);
+      this.keepalive = init.keepalive ?? (input instanceof PageRequest && (input as Request).keepalive === true);
+    }
+  } as typeof Request;
+}

@@ -31,9 +31,20 @@ describe('ErrorAlert', () => {
     });
     const alert = screen.getByRole('alert');
     expect(alert.querySelectorAll('img, script, b').length).toBe(0);
-    expect(alert.querySelector('[data-error-code]')?.textContent).toBe(HOSTILE);
+    // An OAuth error code is short: cut to 64 characters, literal.
+    expect(alert.querySelector('[data-error-code]')?.textContent).toBe(`${HOSTILE.slice(0, 63)}…`);
     expect(alert.textContent).toContain(HOSTILE);
     expect((window as unknown as { __pwned?: number }).__pwned).toBeUndefined();
+  });
+
+  it('cleans server text for display: invisible and direction-changing characters go, the length is bounded', () => {
+    const description = `pay \u202eevil\u202c now\u200b${'x'.repeat(500)}`;
+    render(ErrorAlert, { error: { code: 'token_error', oauthError: 'bad\u2066code', description }, onretry: () => {} });
+    const alert = screen.getByRole('alert');
+    expect(alert.textContent).not.toMatch(/[\u200b\u202a-\u202e\u2066]/);
+    expect(alert.textContent).toContain('pay evil now');
+    expect(alert.querySelector('[data-error-code]')?.textContent).toBe('badcode');
+    expect(alert.textContent!.length).toBeLessThan(500);
   });
 
   it.each([

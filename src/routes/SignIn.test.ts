@@ -1,10 +1,11 @@
-// #/signin?returnTo=/route: starts sign-in at once, exactly once, honouring only app routes.
+// #/signin?returnTo=/route: starts sign-in at once, exactly once, honouring only app routes, and gives
+// its history entry to the start page so Back from the identity service never starts it again.
 import '@testing-library/svelte/vitest';
 import { screen } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestAuth } from '../lib/auth/testing';
-import { ALICE, at, browserLikeReplace, renderView, scriptedAuth, session } from '../testing/render';
+import { ALICE, at, renderView, scriptedAuth, session } from '../testing/render';
 import SignIn from './SignIn.svelte';
 
 beforeEach(() => at('#/'));
@@ -21,21 +22,31 @@ describe('SignIn', () => {
     ['/signin', undefined],
     ['/signin?returnTo=/api', undefined],
     ['/nowhere', undefined],
-  ])('returnTo=%s: starts one sign-in at once with returnTo %s', async (returnTo, route) => {
+  ])('returnTo=%s: starts one sign-in at once, returning to %s (else the profile)', async (returnTo, route) => {
     const auth = createTestAuth({ user: null });
     const signIn = vi.spyOn(auth, 'signIn');
     at(`#/signin?returnTo=${encodeURIComponent(returnTo)}`);
     renderView(SignIn, auth);
-    await vi.waitFor(() => expect(signIn).toHaveBeenCalledExactlyOnceWith({ returnTo: route }));
+    await vi.waitFor(() => expect(signIn).toHaveBeenCalledExactlyOnceWith({ returnTo: route ?? '/profile' }));
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
-  it('without returnTo starts a sign-in with the default return', async () => {
+  it('without returnTo starts a sign-in that returns to the profile', async () => {
     const auth = createTestAuth({ user: null });
-    const signIn = vi.spyOn(auth, 'signIn');
+    const signIn = vi.spyOn(auth, 'signIn').mockResolvedValue();
     at('#/signin');
     renderView(SignIn, auth);
-    await vi.waitFor(() => expect(signIn).toHaveBeenCalledExactlyOnceWith({ returnTo: undefined }));
+    await vi.waitFor(() => expect(signIn).toHaveBeenCalledExactlyOnceWith({ returnTo: '/profile' }));
+  });
+
+  it('as the sign-in starts, the start page takes over this history entry: Back from the provider lands there', async () => {
+    const auth = createTestAuth({ user: null });
+    vi.spyOn(auth, 'signIn').mockResolvedValue();
+    at('#/signin?returnTo=/api');
+    const entries = history.length;
+    renderView(SignIn, auth);
+    await vi.waitFor(() => expect(location.hash).toBe('#/'));
+    expect(history.length).toBe(entries);
   });
 
   it.each([
@@ -46,12 +57,12 @@ describe('SignIn', () => {
   ])('once signed in after returnTo=%s, replaces this page with %s', async (returnTo, hash) => {
     const auth = createTestAuth({ user: null });
     at(returnTo === undefined ? '#/signin' : `#/signin?returnTo=${encodeURIComponent(returnTo)}`);
-    const replace = browserLikeReplace();
+    const entries = history.length;
     renderView(SignIn, auth);
     await vi.waitFor(() => expect(location.hash).toBe(hash));
     expect(auth.session.current.status).toBe('signed-in');
-    // location.replace: the sign-in page's entry is replaced, so Back does not return to it.
-    expect(replace).toHaveBeenCalledWith(hash);
+    // The router's replace(): the sign-in page's entry is replaced, so Back does not return to it.
+    expect(history.length).toBe(entries);
   });
 
   it('when already signed in, goes straight to returnTo without a sign-in', async () => {
@@ -64,7 +75,7 @@ describe('SignIn', () => {
   });
 
   it.each([
-    ['a stale link notice', session('signed-out', { error: { code: 'unknown_transaction', returnTo: '/profile' } })],
+    ['a stale link notice', session('signed-out', { error: { code: 'unknown_transaction' } })],
     ['a failed sign-in', session('error', { error: { code: 'cancelled', oauthError: 'access_denied', returnTo: '/api' } })],
   ])('after %s it does not start again by itself (no loop)', async (_name, state) => {
     const { auth } = scriptedAuth(state);

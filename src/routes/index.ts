@@ -22,7 +22,7 @@ const returnRoutes = Object.keys(routes)
 
 /** `returnTo` when it names one of the app's pages (with its query), else undefined. */
 export function appRoute(returnTo: string | null | undefined): string | undefined {
-  if (typeof returnTo !== 'string' || returnTo.length > 512) return undefined;
+  if (typeof returnTo !== 'string' || !returnTo.startsWith('/') || returnTo.length > 512) return undefined;
   const [path] = returnTo.split('?');
   return returnRoutes.some((pattern) => pattern.test(path)) ? returnTo : undefined;
 }

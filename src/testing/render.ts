@@ -35,14 +35,6 @@ export function at(hash: string): void {
   window.dispatchEvent(new HashChangeEvent('hashchange'));
 }
 
-/**
- * location.replace as a browser does it for a fragment: the entry is replaced and hashchange fires
- * (happy-dom adds an entry instead). Returns the spy, to assert where the page went.
- */
-export function browserLikeReplace() {
-  return vi.spyOn(location, 'replace').mockImplementation((url) => at(String(url)));
-}
-
 export const session = (status: SessionState['status'], rest: Partial<SessionState> = {}): SessionState => ({
   status,
   user: null,

@@ -34,14 +34,14 @@ async function expectUnauthenticatedWithoutRequest(tab: Tab) {
 }
 
 describe('expiry without a refresh token', () => {
-  it('stays signed in until expires_in runs out, then becomes expired and offers to return to the route', async () => {
+  it('stays signed in until expires_in runs out, then becomes expired', async () => {
     const { tab, t0 } = await signInAt(300);
     setPageUrl(`${APP_URL}#/api`);
     expect(tab.state.expiresAt).toBe(t0 + 300_000);
     await vi.advanceTimersByTimeAsync(299_999);
     expect(tab.state.status).toBe('signed-in');
     await vi.advanceTimersByTimeAsync(1);
-    expect(tab.state).toMatchObject({ status: 'expired', user: null, error: { code: 'session_expired', returnTo: '/api' } });
+    expect(tab.state).toMatchObject({ status: 'expired', user: null, error: { code: 'session_expired' } });
     expect(refreshRequests()).toHaveLength(0);
     await expectUnauthenticatedWithoutRequest(tab);
   });
@@ -185,7 +185,8 @@ describe('sign-out', () => {
     expect(await pending).toMatchObject({ code: 'aborted' });
     expect(h.idp.to(API_URL)[0].init.signal?.aborted).toBe(true);
     expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
-    expect(tab.navigate).toHaveBeenLastCalledWith('/');
+    // The module never navigates in the app (the app does), and sends nothing anywhere without endSessionUrl.
+    expect(location.href).toBe(APP_URL);
     // Only the non-secret "signed out on purpose" mark stays, for prompt=login on the next sign-in.
     expect(allStorage()).toBe('auth:hint=out');
     await expectUnauthenticatedWithoutRequest(tab);
@@ -209,7 +210,6 @@ describe('sign-out', () => {
     await vi.waitFor(() => expect(other.state.status).toBe('signed-out'));
     expect(other.state.user).toBeNull();
     expect(await pending).toMatchObject({ code: 'aborted' });
-    expect(other.navigate).toHaveBeenLastCalledWith('/');
     await expectUnauthenticatedWithoutRequest(other);
     expect(FakeBroadcastChannel.posted).toHaveLength(1);
   });
@@ -238,6 +238,17 @@ describe('sign-out', () => {
     expect(tab.state.user).toBeNull();
   });
 
+  it('Back from the identity service to a cached page that began a sign-in shows it as before, not an endless redirect', async () => {
+    const tab = h.newTab();
+    await tab.auth.start();
+    await tab.auth.signIn();
+    expect(tab.state.status).toBe('redirecting');
+    const pageshow = new Event('pageshow');
+    Object.defineProperty(pageshow, 'persisted', { value: true });
+    window.dispatchEvent(pageshow);
+    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+  });
+
   it('a page restored from the back/forward cache while still signed in stays signed in', async () => {
     const tab = await h.signIn();
     const pageshow = new Event('pageshow');
@@ -248,13 +259,16 @@ describe('sign-out', () => {
 });
 
 describe('restore after a reload', () => {
-  /** A reload: memory gone, storage kept, the page at `hash`; `reloaded` false is a load by Back or a link. */
+  /**
+   * A reload: memory gone, storage kept, the page at `hash`; `reloaded` false is a load by Back or a
+   * link. The hash route is the restore's returnTo, as a hash-routed app's main.ts passes it.
+   */
   async function reload(hash = '', { reloaded = true } = {}) {
     setPageUrl(APP_URL + hash);
     h.reloaded = reloaded;
     const navigations = h.assign.mock.calls.length;
     const tab = h.newTab();
-    await tab.auth.start();
+    await tab.auth.start({ returnTo: hash.slice(1) || undefined });
     return { tab, navigated: h.assign.mock.calls.length > navigations };
   }
 
@@ -269,7 +283,7 @@ describe('restore after a reload', () => {
       expect(url.searchParams.get(name)).toBeTruthy();
     const restored = await h.completeCallback(h.idp.approve(url.href));
     expect(restored.state.status).toBe('signed-in');
-    expect(restored.navigate).toHaveBeenLastCalledWith('/api');
+    expect(restored.started).toEqual({ returnTo: '/api' });
     expect(h.idp.tokenRequests('authorization_code')).toHaveLength(2);
   });
 
@@ -322,7 +336,7 @@ describe('restore after a reload', () => {
       const tab = await h.completeCallback(h.idp.deny(h.lastNavigation(), error, { error_description: 'id_token mandatory' }));
       expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
       expect(h.idp.tokenRequests()).toHaveLength(tokenRequests);
-      expect(tab.navigate).toHaveBeenLastCalledWith('/api');
+      expect(tab.started).toEqual({ returnTo: '/api' });
       expect((await reload()).navigated).toBe(false);
     },
   );

@@ -1,8 +1,18 @@
 // Sign-out that lets the person switch accounts: prompt=login next time, the provider's session ended
-// (RP-Initiated Logout 1.0) and the refresh token revoked (RFC 7009) when configured.
+// by a form POST (RP-Initiated Logout 1.0) and the tokens revoked (RFC 7009) when configured, from
+// every state that knew a person; the provider's return matched to the state sent, once.
 import { describe, expect, it, vi } from 'vitest';
 import { useAuthHarness } from '../../testing/auth-harness';
-import { ACCOUNT_URL, APP_URL, END_SESSION_URL, REVOCATION_URL, deferred, setPageUrl } from '../../testing/fake-idp';
+import {
+  ACCOUNT_URL,
+  API_URL,
+  APP_URL,
+  END_SESSION_URL,
+  REVOCATION_URL,
+  deferred,
+  json,
+  setPageUrl,
+} from '../../testing/fake-idp';
 
 const promptOf = (url: string) => new URL(url).searchParams.get('prompt');
 
@@ -41,74 +51,95 @@ describe('account switching without provider endpoints', () => {
     expect(promptOf(h.lastNavigation())).toBe('none');
   });
 
-  it('sign-out without endSessionUrl stays in the app', async () => {
+  it('sign-out without endSessionUrl stays in the app: no navigation, no form', async () => {
     const tab = await h.signIn();
     const navigations = h.assign.mock.calls.length;
     tab.auth.signOut();
     expect(h.assign.mock.calls.length).toBe(navigations);
-    expect(tab.navigate).toHaveBeenLastCalledWith('/');
+    expect(h.post).not.toHaveBeenCalled();
+    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
   });
 });
 
 describe('with endSessionUrl and revocationUrl', () => {
   const h = useAuthHarness({ endSessionUrl: END_SESSION_URL, revocationUrl: REVOCATION_URL });
+  const revoked = () => h.idp.to(REVOCATION_URL).map(({ form }) => [form.get('token_type_hint'), form.get('token')]);
 
-  it('ends the provider session with a top-level navigation carrying id_token_hint, client_id, post_logout_redirect_uri, state', async () => {
+  it('ends the provider session with a form POST of id_token_hint, client_id, post_logout_redirect_uri, state: nothing in a URL', async () => {
     const tab = await h.signIn();
+    const navigations = h.assign.mock.calls.length;
     tab.auth.signOut();
     expect(tab.state.status).toBe('signed-out');
-    const url = new URL(h.lastNavigation());
-    expect(url.origin + url.pathname).toBe(END_SESSION_URL);
-    expect(url.searchParams.get('id_token_hint')).toBe(h.idp.issued[0].id_token);
-    expect(url.searchParams.get('client_id')).toBe('demo-spa');
-    expect(url.searchParams.get('post_logout_redirect_uri')).toBe(APP_URL);
-    expect(url.searchParams.get('state')).toMatch(/^[\w-]{20,}$/);
-    expect(h.assign.mock.lastCall?.[1]).toBeFalsy();
+    expect(h.post).toHaveBeenCalledTimes(1);
+    const [url, fields] = h.post.mock.lastCall!;
+    expect(url).toBe(END_SESSION_URL);
+    expect(fields).toEqual({
+      id_token_hint: h.idp.issued[0].id_token,
+      client_id: 'demo-spa',
+      post_logout_redirect_uri: APP_URL,
+      state: expect.stringMatching(/^[\w-]{20,}$/),
+    });
+    // No navigation at all carries the ID token: not the sign-out, not anything after it.
+    expect(h.assign.mock.calls.length).toBe(navigations);
+    expect(JSON.stringify([location.href, h.assign.mock.calls])).not.toContain(String(h.idp.issued[0].id_token));
   });
 
-  it('the return with our state shows the signed-out start page, without a restore or a notice', async () => {
+  it('the return with our state shows the signed-out start page, without a restore or a notice; the state works once', async () => {
     const tab = await h.signIn();
     tab.auth.signOut();
-    const state = new URL(h.lastNavigation()).searchParams.get('state');
+    const { state } = h.post.mock.lastCall![1];
     const navigations = h.assign.mock.calls.length;
     const back = await h.loadAt(`${APP_URL}?state=${state}`);
     expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    expect(back.started).toEqual({});
     expect(h.assign.mock.calls.length).toBe(navigations);
     expect(location.href).toBe(APP_URL);
     expect(h.idp.tokenRequests('authorization_code')).toHaveLength(1);
+    const again = await h.loadAt(`${APP_URL}?state=${state}`);
+    expect(again.state.error).toEqual({ code: 'unknown_signout' });
   });
 
-  it('a forged or stale sign-out return changes nothing: a signed-in browser is restored as on any load', async () => {
+  it('a forged return signs out here with a notice: no restore, no loop, nothing sent', async () => {
     await h.signIn();
+    const navigations = h.assign.mock.calls.length;
+    const requests = h.idp.requests.length;
     const tab = await h.loadAt(`${APP_URL}?state=forged`);
-    expect(tab.state.status).toBe('redirecting');
-    expect(promptOf(h.lastNavigation())).toBe('none');
-    expect(tab.state.error).toBeNull();
+    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: { code: 'unknown_signout' } });
+    expect(h.assign.mock.calls.length).toBe(navigations);
+    expect(h.idp.requests.length).toBe(requests);
+    expect(location.href).toBe(APP_URL);
   });
 
-  it('a stale return with another state than ours changes nothing either', async () => {
+  it('a stale return with another state than ours is a notice too', async () => {
     const tab = await h.signIn();
     tab.auth.signOut();
     const back = await h.loadAt(`${APP_URL}?state=not-ours`);
-    expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: { code: 'unknown_signout' } });
   });
 
-  it('revokes the refresh token (RFC 7009) without waiting for the answer', async () => {
+  it('revokes the access and the refresh token (RFC 7009, with type hints) without waiting for the answers', async () => {
     h.idp.refreshTokens = true;
     const tab = await h.signIn();
     const refreshToken = h.idp.currentRefreshToken;
+    const accessToken = h.idp.issued[0].access_token;
     const answer = deferred<Response>();
     h.idp.revocation = () => answer.promise;
     tab.auth.signOut();
-    // Signed out and on its way to the provider before the revocation answers.
+    // Signed out and on its way to the provider before the revocations answer.
     expect(tab.state.status).toBe('signed-out');
-    expect(h.lastNavigation().startsWith(END_SESSION_URL)).toBe(true);
-    await vi.waitFor(() => expect(h.idp.to(REVOCATION_URL)).toHaveLength(1));
-    const request = h.idp.to(REVOCATION_URL)[0];
-    expect(request.form.get('token')).toBe(refreshToken);
-    expect(request.form.get('client_id')).toBe('demo-spa');
-    expect(request.init.keepalive).toBe(true);
-    expect(request.init.credentials).toBe('omit');
+    expect(h.post).toHaveBeenCalledTimes(1);
+    await vi.waitFor(() => expect(h.idp.to(REVOCATION_URL)).toHaveLength(2));
+    expect(revoked()).toEqual(
+      expect.arrayContaining([
+        ['access_token', accessToken],
+        ['refresh_token', refreshToken],
+      ]),
+    );
+    for (const request of h.idp.to(REVOCATION_URL)) {
+      expect(request.form.get('client_id')).toBe('demo-spa');
+      expect(request.init.keepalive).toBe(true);
+      expect(request.init.credentials).toBe('omit');
+    }
     answer.resolve(new Response(null, { status: 503 }));
   });
 
@@ -120,27 +151,61 @@ describe('with endSessionUrl and revocationUrl', () => {
     const onRejection = (event: PromiseRejectionEvent) => rejections.push(event.reason);
     window.addEventListener('unhandledrejection', onRejection);
     tab.auth.signOut();
-    await vi.waitFor(() => expect(h.idp.to(REVOCATION_URL)).toHaveLength(1));
+    await vi.waitFor(() => expect(h.idp.to(REVOCATION_URL)).toHaveLength(2));
     await new Promise((resolve) => setTimeout(resolve, 0));
     window.removeEventListener('unhandledrejection', onRejection);
     expect(rejections).toEqual([]);
     expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
   });
 
-  it('without a refresh token nothing is revoked', async () => {
+  it('without a refresh token only the access token is revoked', async () => {
     const tab = await h.signIn();
     tab.auth.signOut();
-    expect(h.idp.to(REVOCATION_URL)).toHaveLength(0);
+    await vi.waitFor(() => expect(h.idp.to(REVOCATION_URL)).toHaveLength(1));
+    expect(revoked()).toEqual([['access_token', h.idp.issued[0].access_token]]);
   });
 
-  it('another tab signs out quietly: no second provider sign-out, no second revocation', async () => {
+  it('another tab signs out quietly (no second provider sign-out) and revokes its own tokens', async () => {
     h.idp.refreshTokens = true;
     const other = await h.signIn();
+    const otherRefresh = h.idp.currentRefreshToken;
     const tab = await h.signIn();
+    const ownRefresh = h.idp.currentRefreshToken;
     tab.auth.signOut();
     await vi.waitFor(() => expect(other.state.status).toBe('signed-out'));
-    expect(h.assign.mock.calls.filter(([url]) => String(url).startsWith(END_SESSION_URL))).toHaveLength(1);
-    expect(h.idp.to(REVOCATION_URL)).toHaveLength(1);
+    expect(h.post).toHaveBeenCalledTimes(1);
+    await vi.waitFor(() => expect(h.idp.to(REVOCATION_URL)).toHaveLength(4));
+    const tokens = revoked().map(([, token]) => token);
+    expect(tokens).toEqual(
+      expect.arrayContaining([otherRefresh, ownRefresh, h.idp.issued[0].access_token, h.idp.issued[1].access_token]),
+    );
+  });
+
+  it('an expired session can still sign out: the provider session ends with its ID token, its tokens are revoked', async () => {
+    h.idp.refreshTokens = true;
+    const tab = await h.signIn();
+    const refreshToken = h.idp.currentRefreshToken;
+    h.idp.token = () => json({ error: 'invalid_grant' }, 400);
+    await tab.auth.fetch(API_URL).catch(() => {});
+    h.idp.validAccessTokens.clear();
+    await tab.auth.fetch(API_URL).catch(() => {});
+    await vi.waitFor(() => expect(tab.state.status).toBe('expired'));
+    tab.auth.signOut();
+    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    expect(h.post.mock.lastCall![1].id_token_hint).toBe(h.idp.issued[0].id_token);
+    await vi.waitFor(() => expect(revoked()).toContainEqual(['refresh_token', refreshToken]));
+  });
+
+  it('after a failed sign-in, sign-out still ends the provider session (client_id, no hint) and remembers the choice', async () => {
+    const callback = h.idp.approve(await h.startSignIn());
+    callback.set('state', 'tampered');
+    const tab = await h.completeCallback(callback);
+    expect(tab.state.status).toBe('signed-out');
+    tab.auth.signOut();
+    const fields = h.post.mock.lastCall![1];
+    expect(fields.client_id).toBe('demo-spa');
+    expect(fields).not.toHaveProperty('id_token_hint');
+    expect(promptOf(await h.startSignIn())).toBe('login');
   });
 });
 
@@ -153,7 +218,7 @@ describe('bounded callback values', () => {
     const long = name === 'state' ? state + 'x'.repeat(8193 - state.length) : 'x'.repeat(8193);
     callback.set(name, name === 'iss' ? ACCOUNT_URL + '/' + long : long);
     const tab = await h.completeCallback(callback);
-    expect(tab.state).toMatchObject({ status: 'error', error: { code: 'invalid_response', returnTo: '/profile' } });
+    expect(tab.state).toMatchObject({ status: 'error', error: { code: 'invalid_response' } });
     expect(h.idp.tokenRequests()).toHaveLength(0);
   });
 
