@@ -5,7 +5,7 @@
 // only that every sign-in (and, for one build, every restore) worked.
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type CDPSession } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -222,6 +222,17 @@ function abReport(pairs: { a: Run; b: Run; first: 'A' | 'B' }[]): string {
   ].join('\n');
 }
 
+/**
+ * Other processes on the machine show up as noise far larger than most changes measured here; saying
+ * how busy it was tells a reader whether a ratio can be trusted.
+ */
+function loadNote(before: number): string {
+  const cpus = availableParallelism();
+  const after = loadavg()[0];
+  const busy = Math.max(before, after) > cpus * 0.75;
+  return `Machine load (1-min average) ${before.toFixed(1)} before, ${after.toFixed(1)} after, on ${cpus} CPUs${busy ? ': BUSY, other processes competed for the CPU; figures are noisy, repeat when it is idle' : ''}.`;
+}
+
 const title = `sign-in at ${RTT} ms RTT${RTT ? `, ${HANDSHAKE} round-trip handshake` : ' (no proxy)'}${CPU > 1 ? `, CPU ${CPU}× slower` : ''}`;
 
 describe(title, () => {
@@ -248,6 +259,7 @@ describe(title, () => {
 
   const what = AB ? `${RUNS} A/B pairs of sign-ins` : `${RUNS} sign-ins and restores`;
   it(what, { timeout: (RUNS * (AB ? 2 : 3) + 2) * WAIT_MS }, async () => {
+    const loadBefore = loadavg()[0];
     const head = `bench:signin — ${title}, ${RUNS} ${AB ? 'pairs' : 'runs'}`;
     let report: string;
     if (AB) {
@@ -265,7 +277,7 @@ describe(title, () => {
       for (let i = 0; i < RUNS; i++) runs.push(await signInOnce(apps[0], proxy, { restore: true, trace: false }));
       report = singleReport(runs);
     }
-    console.log(`${head}\n${report}`);
+    console.log(`${head}\n${report}\n${loadNote(loadBefore)}`);
 
     if (TRACE) {
       // An extra run: tracing costs time itself, so it is never one of the runs measured above.

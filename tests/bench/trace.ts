@@ -118,15 +118,25 @@ export function bucketOf(name: string, cat: string): Bucket {
   return 'other';
 }
 
+interface Frame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+  columnNumber: number;
+}
+
 interface Sample {
   ts: number;
   ms: number;
-  frame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  frame: Frame;
+  /** For a built-in (fetch, focus…): the nearest script function on the stack, the one that called it. */
+  caller?: Frame;
 }
 
 /** The V8 sampling profile of one thread as individual samples, each with the time it stands for. */
 function samplesOf(events: TraceEvent[], pid: number, tid: number, urls: Map<string, string>): Sample[] {
   type Node = {
+    parent?: number;
     callFrame: { functionName: string; url?: string; scriptId?: number | string; lineNumber?: number; columnNumber?: number };
   };
   const profile = events.find((e) => e.name === 'Profile' && e.pid === pid && e.tid === tid);
@@ -146,33 +156,42 @@ function samplesOf(events: TraceEvent[], pid: number, tid: number, urls: Map<str
     });
   }
   stamps.sort((a, b) => a.ts - b.ts);
+  const frameOf = (node: Node): Frame => ({
+    functionName: node.callFrame.functionName,
+    url: node.callFrame.url || urls.get(String(node.callFrame.scriptId)) || '',
+    lineNumber: node.callFrame.lineNumber ?? -1,
+    columnNumber: node.callFrame.columnNumber ?? -1,
+  });
+  const callerOf = (node: Node): Frame | undefined => {
+    for (let up = nodes.get(node.parent ?? -1), hops = 0; up && hops < 100; up = nodes.get(up.parent ?? -1), hops++) {
+      const frame = frameOf(up);
+      if (frame.url) return frame;
+    }
+    return undefined;
+  };
   return stamps.flatMap((s, i) => {
-    const frame = nodes.get(s.node)?.callFrame;
-    if (!frame) return [];
+    const node = nodes.get(s.node);
+    if (!node) return [];
+    const frame = frameOf(node);
     // Each sample stands for the time until the next one (capped, so a pause in sampling is not blamed on it).
     const ms = Math.min(((stamps[i + 1]?.ts ?? s.ts) - s.ts) / 1000, 5);
-    const url = frame.url || urls.get(String(frame.scriptId)) || '';
-    return [
-      {
-        ts: s.ts,
-        ms,
-        frame: {
-          functionName: frame.functionName,
-          url,
-          lineNumber: frame.lineNumber ?? -1,
-          columnNumber: frame.columnNumber ?? -1,
-        },
-      },
-    ];
+    const builtIn = !frame.url && !frame.functionName.startsWith('(');
+    return [{ ts: s.ts, ms, frame, caller: builtIn ? callerOf(node) : undefined }];
   });
 }
 
-function describeFrame(frame: Sample['frame'], resolve?: Resolve): { fn: string; source: string } {
-  if (!frame.url)
+function describeFrame(sample: Sample, resolve?: Resolve): { fn: string; source: string } {
+  const { frame, caller } = sample;
+  if (!frame.url) {
+    // No URL: V8's own entries like (program) and (garbage collector), or a built-in such as fetch,
+    // which is named with the script function that called it.
+    const name = frame.functionName || '(anonymous)';
+    if (name.startsWith('(')) return { fn: name, source: name };
     return {
-      fn: frame.functionName || '(anonymous)',
-      source: frame.functionName.startsWith('(') ? frame.functionName : '(no url)',
+      fn: caller ? `${name} ← ${describeFrame({ ...sample, frame: caller, caller: undefined }, resolve).fn}` : name,
+      source: '(built-ins)',
     };
+  }
   const original = frame.lineNumber >= 0 ? resolve?.(frame.url, frame.lineNumber, frame.columnNumber) : undefined;
   const where = original
     ? `${original.file}:${original.line}`
@@ -262,7 +281,7 @@ export function summariseTrace(
     const sources = new Map<string, number>();
     for (const s of samples) {
       if (s.ts < from || s.ts >= to || s.frame.functionName === '(idle)') continue;
-      const { fn, source } = describeFrame(s.frame, resolve);
+      const { fn, source } = describeFrame(s, resolve);
       functions.set(fn, (functions.get(fn) ?? 0) + s.ms);
       sources.set(source, (sources.get(source) ?? 0) + s.ms);
     }
@@ -306,7 +325,7 @@ export function summariseTrace(
     for (const s of samples) {
       // (program) is the browser's own work, which `what` already names.
       if (s.ts < t.ts || s.ts >= end || s.frame.functionName === '(idle)' || s.frame.functionName === '(program)') continue;
-      const { fn } = describeFrame(s.frame, resolve);
+      const { fn } = describeFrame(s, resolve);
       hot.set(fn, (hot.get(fn) ?? 0) + s.ms);
     }
     const hottest = top(hot, 1)[0];
