@@ -1,19 +1,24 @@
 // How fast a sign-in completes at a given network distance: the built app and the local provider,
 // reached through the latency proxy, in headless Chromium with a fresh regular profile per run.
 // Run with `npm run bench:signin -- --rtt=50 --handshake=2 --runs=10` (tests/bench/signin.mjs turns
-// the flags into BENCH_* variables). Prints figures; asserts only that every sign-in and restore worked.
+// the flags into BENCH_* variables and, for A/B runs, prepares the builds). Prints figures; asserts
+// only that every sign-in (and, for one build, every restore) worked.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { chromium, type CDPSession } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALICE } from '../e2e/helpers';
-import { signInAs } from '../support/flows';
-import { startStack, type Stack } from '../support/stack';
+import { consent, login } from '../support/flows';
+import { startIdp, type Idp } from '../support/stack';
+import type { AppServer } from '../support/static-server';
+import { pairOrder } from './args.mjs';
+import { serveBuild } from './app-server';
 import { startLatencyProxy, type LatencyProxy } from './latency-proxy';
 import { watchPages } from './page-timing';
 import { median, summary } from './stats';
+import { formatTraceSummary, sourceMapResolver, startTrace, summariseTrace, type TraceEvent } from './trace';
 import { formatWaterfall, recordWaterfall, type WaterfallRow } from './waterfall';
 
 function setting(name: string, fallback: number): number {
@@ -23,62 +28,121 @@ function setting(name: string, fallback: number): number {
   return value;
 }
 
+interface Build {
+  label: string;
+  dir: string;
+  headers: string;
+}
+
 const RTT = setting('BENCH_RTT', 50);
 const HANDSHAKE = setting('BENCH_HANDSHAKE', 2);
 const RUNS = Math.max(1, Math.round(setting('BENCH_RUNS', 10)));
-/** Per wait inside a run; generous, because a slow machine must not turn into a failure. */
-const WAIT_MS = 30_000 + 40 * RTT;
+const CPU = Math.max(1, setting('BENCH_CPU_THROTTLING', 1));
+const TRACE = process.env.BENCH_TRACE || undefined;
+const BUILDS: Build[] = process.env.BENCH_BUILDS
+  ? (JSON.parse(process.env.BENCH_BUILDS) as Build[])
+  : [{ label: 'dist/', dir: path.resolve('dist'), headers: path.resolve('scripts/security-headers.js') }];
+const AB = BUILDS.length === 2;
+/** Per wait inside a run; generous, because a slow (or throttled) machine must not turn into a failure. */
+const WAIT_MS = (30_000 + 40 * RTT) * CPU;
 
 interface Run {
   /** All in ms of the callback document's timeline (0 = its navigation start). */
   painted: number;
-  responseEnd: number;
   fetchStart: number;
+  responseEnd: number;
+  /** The first subresource request the callback document made. */
+  firstRequest: number;
+  /** The last script that arrived before the token request: the one that sent it. */
+  scriptEnd: number;
   tokenStart: number;
+  tokenEnd: number;
+  userinfoStart: number;
   userinfoEnd: number;
-  /** Reload's navigation start → claims painted again. */
-  restore: number;
+  /** Reload's navigation start → claims painted again; only measured for a single build. */
+  restore?: number;
   waterfall: WaterfallRow[];
   /** Epoch ms of the callback navigation start, the waterfall's zero. */
   zero: number;
+  trace?: { events: TraceEvent[]; sync: number };
 }
+
+/** The figure A/B compares: the app's own part of the sign-in, without the provider's redirects before it. */
+const callbackToClaims = (r: Run) => r.painted - r.fetchStart;
+
+/** The stretches of the callback document's timeline the issue asks about, in the order they happen. */
+const SEGMENTS: [string, (r: Run) => { from: number; to: number }][] = [
+  ['document end → first subresource request', (r) => ({ from: r.responseEnd, to: r.firstRequest })],
+  ['script response end → token request', (r) => ({ from: r.scriptEnd, to: r.tokenStart })],
+  ['token response end → userinfo request', (r) => ({ from: r.tokenEnd, to: r.userinfoStart })],
+  ['userinfo response end → claims painted', (r) => ({ from: r.userinfoEnd, to: r.painted })],
+];
+const length = (window: (r: Run) => { from: number; to: number }) => (r: Run) => window(r).to - window(r).from;
+
+const SYNC_MARK = 'bench:sync';
 
 const isAuthorize = (row: WaterfallRow) => row.type === 'Document' && new URL(row.url).pathname === '/connect/authorize';
 
-async function signInOnce(stack: Stack, proxy: LatencyProxy): Promise<Run> {
+async function signInOnce(app: AppServer, proxy: LatencyProxy | undefined, options: { restore: boolean; trace: boolean }) {
   const executablePath = process.env.CHROME_PATH || '/usr/bin/chromium';
   if (!existsSync(executablePath)) throw new Error(`No Chromium at ${executablePath}; set CHROME_PATH`);
   // A regular profile: Chromium ignores rel=preconnect off the record, as fresh Playwright contexts are.
   const profile = await mkdtemp(path.join(tmpdir(), 'bench-signin-'));
+  // <-loopback> sends loopback traffic through the proxy too, so every connection pays the distance.
+  // At 0 ms there is no proxy: Chromium talks to the servers directly, as close as they can be.
+  const viaProxy = proxy ? [`--proxy-server=${proxy.url}`, '--proxy-bypass-list=<-loopback>'] : [];
   const context = await chromium.launchPersistentContext(profile, {
     executablePath,
     headless: true,
-    // <-loopback> sends loopback traffic through the proxy too, so every connection pays the distance.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', `--proxy-server=${proxy.url}`, '--proxy-bypass-list=<-loopback>'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', ...viaProxy],
   });
   try {
-    const reports = await watchPages(context, new URL(stack.app.url).origin);
+    const reports = await watchPages(context, new URL(app.url).origin);
     const page = context.pages()[0] ?? (await context.newPage());
-    const waterfall = await recordWaterfall(await context.newCDPSession(page));
+    const cdp: CDPSession = await context.newCDPSession(page);
+    const waterfall = await recordWaterfall(cdp);
+    // Throttling follows the page's target across its navigations, provider pages included.
+    if (CPU > 1) await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU });
 
-    await page.goto(stack.app.url + '#/signin?returnTo=/profile');
-    await signInAs(page, ALICE.username, ALICE.password);
+    await page.goto(app.url + '#/signin?returnTo=/profile');
+    await login(page, ALICE.username, ALICE.password);
+    // Started here so the trace holds the callback path and little of the provider's pages.
+    const stopTrace = options.trace ? await startTrace(cdp) : undefined;
+    await consent(page, 'Allow');
     const callback = await reports.next('document', (r) => r.callback, 0, WAIT_MS);
     const painted = await reports.next('painted', (r) => r.timeOrigin === callback.timeOrigin, 0, WAIT_MS);
+    // A mark in the page's clock that the trace also records, so the two timelines can be aligned.
+    const sync = stopTrace ? await page.evaluate((name) => performance.mark(name).startTime, SYNC_MARK) : NaN;
+    const trace = await stopTrace?.();
     const timing = await page.evaluate(() => {
       const [nav] = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[];
-      const resource = (pathname: string) =>
-        performance.getEntriesByType('resource').find((e) => new URL(e.name).pathname === pathname) as
-          PerformanceResourceTiming | undefined;
+      const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
+      const resource = (pathname: string) => resources.find((e) => new URL(e.name).pathname === pathname);
+      const token = resource('/connect/token');
+      const userinfo = resource('/connect/userinfo');
+      const scripts = resources.filter(
+        (e) => /\.m?js$/.test(new URL(e.name).pathname) && e.responseEnd <= (token?.startTime ?? 0),
+      );
       return {
         fetchStart: nav.fetchStart,
         responseEnd: nav.responseEnd,
-        tokenStart: resource('/connect/token')?.startTime ?? NaN,
-        userinfoEnd: resource('/connect/userinfo')?.responseEnd ?? NaN,
+        firstRequest: Math.min(...resources.map((e) => e.startTime)),
+        scriptEnd: Math.max(...scripts.map((e) => e.responseEnd)),
+        tokenStart: token?.startTime ?? NaN,
+        tokenEnd: token?.responseEnd ?? NaN,
+        userinfoStart: userinfo?.startTime ?? NaN,
+        userinfoEnd: userinfo?.responseEnd ?? NaN,
       };
     });
-    expect([timing.tokenStart, timing.userinfoEnd].every(Number.isFinite), 'token and userinfo in Resource Timing').toBe(true);
-    const signInRows = waterfall.rows().filter((row) => row.start >= callback.timeOrigin - 1);
+    expect(Object.values(timing).every(Number.isFinite), 'script, token and userinfo in Resource Timing').toBe(true);
+    const run: Run = {
+      painted: painted.at,
+      ...timing,
+      waterfall: waterfall.rows().filter((row) => row.start >= callback.timeOrigin - 1),
+      zero: callback.timeOrigin,
+      trace: trace && { events: trace, sync },
+    };
+    if (!options.restore) return run;
 
     // Restore: the app has tokens in memory only, so a reload costs one prompt=none round trip.
     const since = reports.count();
@@ -88,52 +152,150 @@ async function signInOnce(stack: Stack, proxy: LatencyProxy): Promise<Run> {
     const restored = await reports.next('document', (r) => r.callback, since, WAIT_MS);
     const repainted = await reports.next('painted', (r) => r.timeOrigin === restored.timeOrigin, since, WAIT_MS);
     expect(waterfall.rows().filter(isAuthorize).length - authorizeBefore, 'prompt=none round trips on reload').toBe(1);
-
-    return {
-      painted: painted.at,
-      ...timing,
-      restore: restored.timeOrigin + repainted.at - reloaded.timeOrigin,
-      waterfall: signInRows,
-      zero: callback.timeOrigin,
-    };
+    return { ...run, restore: restored.timeOrigin + repainted.at - reloaded.timeOrigin };
   } finally {
     await context.close();
     await rm(profile, { recursive: true, force: true });
   }
 }
 
-describe(`sign-in at ${RTT} ms RTT, ${HANDSHAKE} round-trip handshake`, () => {
-  let stack: Stack;
-  let proxy: LatencyProxy;
+const r0 = (v: number) => String(Math.round(v));
+const r2 = (v: number) => v.toFixed(2);
+
+function singleReport(runs: Run[]): string {
+  const figure = (pick: (r: Run) => number) => summary(runs.map(pick));
+  const middle = runs.find((r) => r.painted === median(runs.map((x) => x.painted)))!;
+  return [
+    `  callback navigation start → claims painted   ${figure((r) => r.painted)}`,
+    `  callback request start → claims painted      ${figure(callbackToClaims)}`,
+    `  callback response end → claims painted       ${figure((r) => r.painted - r.responseEnd)}`,
+    `  token request start                          ${figure((r) => r.tokenStart)}`,
+    `  userinfo response end                        ${figure((r) => r.userinfoEnd)}`,
+    `  (callback request start, after the provider's redirects: ${figure((r) => r.fetchStart)})`,
+    `  restore: reload → claims painted             ${figure((r) => r.restore!)}  (1 prompt=none round trip)`,
+    '',
+    'Segments: median (min–max)',
+    ...SEGMENTS.map(([name, window]) => `  ${name.padEnd(44)} ${figure(length(window))}`),
+    '',
+    `Waterfall of the median run (ms from the callback navigation start; new = opened a new connection;`,
+    `"after #n" = started only after request #n had finished):`,
+    formatWaterfall(middle.waterfall, middle.zero),
+  ].join('\n');
+}
+
+function abReport(pairs: { a: Run; b: Run; first: 'A' | 'B' }[]): string {
+  const [A, B] = BUILDS;
+  const ratios = pairs.map((p) => callbackToClaims(p.b) / callbackToClaims(p.a));
+  const col = (s: string, n = 10) => s.padStart(n);
+  const rows = pairs.map((p, i) =>
+    [
+      col(String(i + 1), 4),
+      col(p.first, 6),
+      col(r0(callbackToClaims(p.a))),
+      col(r0(callbackToClaims(p.b))),
+      col(r2(ratios[i]), 8),
+    ].join(''),
+  );
+  const as = pairs.map((p) => p.a);
+  const bs = pairs.map((p) => p.b);
+  const seg = (pick: (r: Run) => number) => `${col(summary(as.map(pick)), 18)}${col(summary(bs.map(pick)), 18)}`;
+  return [
+    `  A = ${A.label}  (${A.dir}, headers ${A.headers})`,
+    `  B = ${B.label}  (${B.dir}, headers ${B.headers})`,
+    '',
+    'Callback request start → claims painted, ms (fresh profile per run; "first" = which ran first):',
+    `${col('pair', 4)}${col('first', 6)}${col('A')}${col('B')}${col('B/A', 8)}`,
+    ...rows,
+    `${col('med', 4)}${col('', 6)}${col(r0(median(as.map(callbackToClaims))))}${col(r0(median(bs.map(callbackToClaims))))}${col(r2(median(ratios)), 8)}`,
+    `  median ratio B/A ${r2(median(ratios))} (min ${r2(Math.min(...ratios))}, max ${r2(Math.max(...ratios))})`,
+    '',
+    `Per build: median (min–max)${' '.repeat(22)}${col('A', 18)}${col('B', 18)}`,
+    `  ${'callback navigation start → claims painted'.padEnd(47)}${seg((r) => r.painted)}`,
+    `  ${'callback request start → claims painted'.padEnd(47)}${seg(callbackToClaims)}`,
+    ...SEGMENTS.map(([name, window]) => `  ${name.padEnd(47)}${seg(length(window))}`),
+    '',
+    `Waterfall of B's median run (ms from the callback navigation start):`,
+    formatWaterfall(
+      bs.find((r) => r.painted === median(bs.map((x) => x.painted)))!.waterfall,
+      bs.find((r) => r.painted === median(bs.map((x) => x.painted)))!.zero,
+    ),
+  ].join('\n');
+}
+
+/**
+ * Other processes on the machine show up as noise far larger than most changes measured here; saying
+ * how busy it was tells a reader whether a ratio can be trusted.
+ */
+function loadNote(before: number): string {
+  const cpus = availableParallelism();
+  const after = loadavg()[0];
+  const busy = Math.max(before, after) > cpus * 0.75;
+  return `Machine load (1-min average) ${before.toFixed(1)} before, ${after.toFixed(1)} after, on ${cpus} CPUs${busy ? ': BUSY, other processes competed for the CPU; figures are noisy, repeat when it is idle' : ''}.`;
+}
+
+const title = `sign-in at ${RTT} ms RTT${RTT ? `, ${HANDSHAKE} round-trip handshake` : ' (no proxy)'}${CPU > 1 ? `, CPU ${CPU}× slower` : ''}`;
+
+describe(title, () => {
+  let idp: Idp;
+  let apps: AppServer[] = [];
+  let proxy: LatencyProxy | undefined;
   beforeAll(async () => {
-    stack = await startStack();
-    proxy = await startLatencyProxy({ rttMs: RTT, handshakeRoundTrips: HANDSHAKE });
+    apps = await Promise.all(BUILDS.map((b) => serveBuild(b.dir, b.headers)));
+    idp = await startIdp({ redirectUris: apps.map((a) => a.url) });
+    const config = {
+      accountUrl: idp.accountUrl,
+      authUrl: idp.authUrl,
+      clientId: idp.clientId,
+      apiOrigins: [idp.apiUrl],
+      apiUrl: idp.apiUrl + '/api/greeting',
+    };
+    for (const app of apps) app.setConfig(config);
+    if (RTT > 0) proxy = await startLatencyProxy({ rttMs: RTT, handshakeRoundTrips: HANDSHAKE });
   });
   afterAll(async () => {
     await proxy?.close();
-    await stack?.close();
+    await Promise.allSettled([...apps.map((a) => a.close()), idp?.close()]);
   });
 
-  it(`${RUNS} sign-ins and restores`, { timeout: RUNS * (3 * WAIT_MS) }, async () => {
-    const runs: Run[] = [];
-    for (let i = 0; i < RUNS; i++) runs.push(await signInOnce(stack, proxy));
+  const what = AB ? `${RUNS} A/B pairs of sign-ins` : `${RUNS} sign-ins and restores`;
+  it(what, { timeout: (RUNS * (AB ? 2 : 3) + 2) * WAIT_MS }, async () => {
+    const loadBefore = loadavg()[0];
+    const head = `bench:signin — ${title}, ${RUNS} ${AB ? 'pairs' : 'runs'}`;
+    let report: string;
+    if (AB) {
+      const pairs: { a: Run; b: Run; first: 'A' | 'B' }[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const order = pairOrder(i);
+        const got: Partial<Record<'A' | 'B', Run>> = {};
+        for (const side of order)
+          got[side] = await signInOnce(apps[side === 'A' ? 0 : 1], proxy, { restore: false, trace: false });
+        pairs.push({ a: got.A!, b: got.B!, first: order[0] });
+      }
+      report = abReport(pairs);
+    } else {
+      const runs: Run[] = [];
+      for (let i = 0; i < RUNS; i++) runs.push(await signInOnce(apps[0], proxy, { restore: true, trace: false }));
+      report = singleReport(runs);
+    }
+    console.log(`${head}\n${report}\n${loadNote(loadBefore)}`);
 
-    const figure = (pick: (r: Run) => number) => summary(runs.map(pick));
-    const middle = runs.find((r) => r.painted === median(runs.map((x) => x.painted)))!;
-    console.log(
-      [
-        `bench:signin — rtt ${RTT} ms, handshake ${HANDSHAKE} round trips, ${RUNS} runs: median (min–max)`,
-        `  callback navigation start → claims painted   ${figure((r) => r.painted)}`,
-        `  callback response end → claims painted       ${figure((r) => r.painted - r.responseEnd)}`,
-        `  token request start                          ${figure((r) => r.tokenStart)}`,
-        `  userinfo response end                        ${figure((r) => r.userinfoEnd)}`,
-        `  (callback request start, after the provider's redirects: ${figure((r) => r.fetchStart)})`,
-        `  restore: reload → claims painted             ${figure((r) => r.restore)}  (1 prompt=none round trip)`,
-        '',
-        `Waterfall of the median run (ms from the callback navigation start; new = opened a new connection;`,
-        `"after #n" = started only after request #n had finished):`,
-        formatWaterfall(middle.waterfall, middle.zero),
-      ].join('\n'),
-    );
+    if (TRACE) {
+      // An extra run: tracing costs time itself, so it is never one of the runs measured above.
+      const traced = await signInOnce(apps.at(-1)!, proxy, { restore: false, trace: true });
+      const { events, sync } = traced.trace!;
+      await writeFile(TRACE, JSON.stringify({ traceEvents: events, metadata: { 'bench-signin': title } }));
+      const windows = [
+        { name: 'callback response end → claims painted', from: traced.responseEnd, to: traced.painted },
+        ...SEGMENTS.map(([name, window]) => ({ name, ...window(traced) })),
+      ];
+      const summary = summariseTrace(events, windows, { name: SYNC_MARK, at: sync }, sourceMapResolver(BUILDS.at(-1)!.dir));
+      console.log(
+        [
+          `Trace of one extra ${AB ? 'B ' : ''}run written to ${TRACE} (${events.length} events; DevTools → Performance → Load profile).`,
+          `Main thread of the callback document, ms; functions by sampled self time (names minified unless the build has source maps):`,
+          formatTraceSummary(summary),
+        ].join('\n'),
+      );
+    }
   });
 });

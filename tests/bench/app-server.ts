@@ -1,0 +1,78 @@
+// A static server for one build in an A/B run. It serves files the way tests/support/static-server.ts
+// does (no SPA fallback, config.json from memory, the same Cache-Control), but takes the
+// security-headers module as a parameter: that server always loads this checkout's, and a base
+// revision's build must be served with the headers its own commit generates.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import type { AppServer } from '../support/static-server';
+
+type HeadersFn = (config: Record<string, unknown>, options?: { dev?: boolean }) => Record<string, string>;
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+};
+
+export async function serveBuild(dir: string, headersFile: string): Promise<AppServer> {
+  const root = path.resolve(dir);
+  const mod = (await import(pathToFileURL(headersFile).href)) as { securityHeaders?: HeadersFn };
+  if (typeof mod.securityHeaders !== 'function') throw new Error(`${headersFile} does not export securityHeaders()`);
+  const securityHeaders = mod.securityHeaders;
+  let config: Record<string, unknown> = {};
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const headers = securityHeaders(config, { dev: false });
+    const send = (status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}) => {
+      res.writeHead(status, { ...headers, 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...extra });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'text/plain; charset=utf-8', 'Method Not Allowed\n');
+    const { pathname } = new URL(req.url ?? '/', 'http://localhost');
+    if (pathname === '/config.json') return send(200, TYPES['.json'], JSON.stringify(config), { 'Cache-Control': 'no-store' });
+    const file = path.resolve(
+      root,
+      '.' + path.posix.normalize('/' + decodeURIComponent(pathname === '/' ? '/index.html' : pathname)),
+    );
+    const info = file.startsWith(root + path.sep) ? await stat(file).catch(() => null) : null;
+    if (!info?.isFile()) return send(404, 'text/plain; charset=utf-8', 'Not Found\n');
+    const isIndex = path.basename(file) === 'index.html';
+    const cache = isIndex ? 'no-store' : pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
+    send(200, TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream', await readFile(file), {
+      'Cache-Control': cache,
+    });
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(`Internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}/`,
+    setConfig(next) {
+      config = { ...next };
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
