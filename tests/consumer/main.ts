@@ -22,6 +22,7 @@ import {
   type SessionStatus,
   type SignInOptions,
   type StandardClaims,
+  type StartOptions,
   type StartResult,
 } from '@pkce-spa/auth';
 import { createTestAuth, TEST_TOKEN } from '@pkce-spa/auth/testing';
@@ -41,6 +42,7 @@ const options: AuthOptions = {
   scope: 'openid profile',
   apiOrigins: ['https://api.example.com'],
   timeoutMs: 10_000,
+  maxResponseBytes: 1_000_000,
 };
 const auth: Auth<Claims> = createAuth<Claims>(options);
 // Without a type argument, the claims are the standard ones.
@@ -50,7 +52,8 @@ export const standard: Auth<StandardClaims> = createAuth(options);
 const started: Promise<StartResult> = auth.start();
 const { returnTo }: { returnTo?: string } = await started;
 if (returnTo !== undefined) history.replaceState(null, '', returnTo);
-void auth.start({ returnTo: '/orders?page=2' });
+const restoreTo: StartOptions = { returnTo: '/orders?page=2' };
+void auth.start(restoreTo);
 
 const flat = {
   authorizationEndpoint: 'https://id.example.com/authorize',
@@ -140,6 +143,7 @@ const codes: Record<AuthErrorCode, true> = {
   authorization_failed: true,
   login_required: true,
   unknown_transaction: true,
+  unknown_signout: true,
   invalid_grant: true,
   token_error: true,
   invalid_response: true,
