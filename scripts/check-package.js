@@ -3,7 +3,8 @@
 //    would make) and type-checks the consumer fixture against the published types;
 // 2. loads both entry points through Node's own ESM resolution of the `exports` map;
 // 3. packs it as npm would publish it, and checks that the tarball holds the README, the LICENSE and,
-//    for every declaration map, the TypeScript source it points at (else go-to-definition dead-ends);
+//    for every declaration map, the TypeScript source it points at (else go-to-definition dead-ends),
+//    and that the README's examples import only the public entries;
 // 4. installs the tarball with the OLDEST Svelte of its peer range into a scratch directory and runs
 //    tests/consumer/node/ there (its types.ts type-checked, its smoke.js run), so the range's lower
 //    bound is tested, not assumed.
@@ -68,6 +69,13 @@ try {
     }
   }
   if (missing.length) throw new Error(`the packed ${name} lacks: ${missing.join(', ')}`);
+  // Readers copy the README's examples: they must import the package by its public entries, not the
+  // repository's module paths.
+  const readme = readFileSync(join(root, 'package/README.md'), 'utf8');
+  const stray = [...readme.matchAll(/\bfrom '([^']+)'/g)]
+    .map(([, spec]) => spec)
+    .filter((spec) => /\blib\/auth(\/|$)|^@pkce-spa\/auth\/(?!testing$)/.test(spec));
+  if (stray.length) throw new Error(`README.md imports ${stray.join(', ')}; use '${name}' or '${name}/testing'`);
 
   writeFileSync(join(scratch, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
   npm(['install', '--no-audit', '--no-fund', '--no-package-lock', `svelte@${oldest}`, `./${packed.filename}`], scratch);
