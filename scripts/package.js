@@ -2,6 +2,10 @@
 // has no file filter and validates the package.json of its working directory, so it runs in a
 // staging directory that holds only the shipped sources (no tests, no fixtures) and the library's
 // own package.json (scripts/auth-package.template.json), never the app's.
+//
+// The package is laid out as the staging directory is: dist/ (JavaScript, declarations and their
+// maps) next to src/ (the TypeScript the maps point at, as `../src/…`), so go-to-definition in a
+// consumer's editor lands on our source rather than on a .d.ts. Keeping the layout keeps the maps valid.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,8 +17,12 @@ const output = join(root, 'package');
 // Inside node_modules, so the staged sources resolve svelte and oauth4webapi (and their types) as before.
 const staging = join(root, 'node_modules/.cache/auth-package');
 
-/** Test files and test fixtures stay in the repository. @param {string} path */
-const shipped = (path) => !/\.test\.[^/]*$/.test(path) && basename(path) !== '__fixtures__';
+/**
+ * Test files and fixtures stay in the repository; the README goes to the package's root, where npm
+ * and registries show it, not into src/ where svelte-package would copy it into dist/ too.
+ * @param {string} path
+ */
+const shipped = (path) => !/\.test\.[^/]*$/.test(path) && !['__fixtures__', 'README.md'].includes(basename(path));
 
 /** The library is checked on its own: DOM and Svelte only, none of the app's Vite or Node types. */
 const tsconfig = {
@@ -28,6 +36,7 @@ const tsconfig = {
     verbatimModuleSyntax: true,
     isolatedModules: true,
     skipLibCheck: true,
+    declarationMap: true,
   },
   include: ['src/**/*'],
 };
@@ -54,14 +63,20 @@ rmSync(staging, { recursive: true, force: true });
 mkdirSync(staging, { recursive: true });
 cpSync(source, join(staging, 'src'), { recursive: true, filter: shipped });
 cpSync(join(root, 'scripts/auth-package.template.json'), join(staging, 'package.json'));
+cpSync(join(source, 'README.md'), join(staging, 'README.md'));
+cpSync(join(root, 'LICENSE'), join(staging, 'LICENSE'));
 writeFileSync(join(staging, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
+// The shipped sources are the staged ones, with the import extensions the maps' positions refer to.
 fullySpecify(join(staging, 'src'));
 
 const cli = join(dirname(createRequire(import.meta.url).resolve('@sveltejs/package/package.json')), 'svelte-package.js');
-const run = spawnSync(process.execPath, [cli, '-i', 'src', '-o', output, '--tsconfig', 'tsconfig.json'], {
+const run = spawnSync(process.execPath, [cli, '-i', 'src', '-o', 'dist', '--tsconfig', 'tsconfig.json'], {
   cwd: staging,
   stdio: 'inherit',
 });
 if (run.status !== 0) process.exit(run.status ?? 1);
-cpSync(join(staging, 'package.json'), join(output, 'package.json'));
+rmSync(output, { recursive: true, force: true });
+for (const entry of ['package.json', 'README.md', 'LICENSE', 'dist', 'src']) {
+  cpSync(join(staging, entry), join(output, entry), { recursive: true });
+}
 rmSync(staging, { recursive: true, force: true });

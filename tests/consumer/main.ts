@@ -1,22 +1,59 @@
 // A consumer of the packaged library: compiles only if the published types are right. Each line
 // marked as an expected error is a misuse the types must refuse; if they stop refusing it, the check fails.
 import { mount } from 'svelte';
-import { AuthError, authContext, createAuth, setAuth, type Auth, type AuthErrorCode, type ResourceState } from '@pkce-spa/auth';
+import {
+  AuthError,
+  authContext,
+  createAuth,
+  getAuth,
+  setAuth,
+  type Auth,
+  type AuthErrorCode,
+  type AuthErrorDetails,
+  type AuthOptions,
+  type ReactiveStore,
+  type Resource,
+  type ResourceOptions,
+  type ResourceState,
+  type ResourceStatus,
+  type ResourceUrl,
+  type SessionError,
+  type SessionState,
+  type SessionStatus,
+  type SignInOptions,
+  type StandardClaims,
+  type StartOptions,
+  type StartResult,
+} from '@pkce-spa/auth';
 import { createTestAuth, TEST_TOKEN } from '@pkce-spa/auth/testing';
+import type { Claims } from './claims';
 import Orders from './Orders.svelte';
 
-const auth: Auth = createAuth({
+const options: AuthOptions = {
   server: {
     issuer: 'https://id.example.com',
     authorization_endpoint: 'https://id.example.com/authorize',
     token_endpoint: 'https://id.example.com/token',
     userinfo_endpoint: 'https://id.example.com/userinfo',
+    end_session_endpoint: 'https://id.example.com/logout',
   },
   clientId: 'spa',
-  redirectUri: 'https://app.example.com/',
+  redirectUri: 'https://app.example.com/callback',
+  scope: 'openid profile',
   apiOrigins: ['https://api.example.com'],
-});
-const started: Promise<void> = auth.start();
+  timeoutMs: 10_000,
+  maxResponseBytes: 1_000_000,
+};
+const auth: Auth<Claims> = createAuth<Claims>(options);
+// Without a type argument, the claims are the standard ones.
+export const standard: Auth<StandardClaims> = createAuth(options);
+
+// After a sign-in, the app navigates to `returnTo` itself; a silent restore is told where to return.
+const started: Promise<StartResult> = auth.start();
+const { returnTo }: { returnTo?: string } = await started;
+if (returnTo !== undefined) history.replaceState(null, '', returnTo);
+const restoreTo: StartOptions = { returnTo: '/orders?page=2' };
+void auth.start(restoreTo);
 
 const flat = {
   authorizationEndpoint: 'https://id.example.com/authorize',
@@ -25,34 +62,67 @@ const flat = {
 };
 // @ts-expect-error the endpoints go in `server`, in RFC 8414 names
 createAuth(flat);
+// @ts-expect-error the claims have a `sub`
+createAuth<{ name: string }>(options);
+
+const signIn: SignInOptions = { returnTo: '/orders' };
+void auth.signIn(signIn);
+void auth.signIn();
+
+const session: ReactiveStore<SessionState<Claims>> = auth.session;
+const status: SessionStatus = session.current.status;
+const tenant: string | undefined = session.current.user?.tenant;
+const sub: string | undefined = session.current.user?.sub;
+const failure: SessionError | null = session.current.error;
+const failureCode: AuthErrorCode | undefined = failure?.code;
+const failureReturnTo: string | undefined = failure?.returnTo;
+void [status, tenant, sub, failureCode, failureReturnTo];
+// @ts-expect-error the session never carries a token
+export const token = auth.session.current.accessToken;
+
+export const plainFetch: typeof fetch = auth.fetch;
 mount(Orders, { target: document.body, props: { ordersUrl: 'https://api.example.com/orders' }, context: authContext(auth) });
-void started;
-
-// setAuth is for a root component's script; here only its type is checked.
-export const provide: (auth: Auth) => Auth = setAuth;
-
 // @ts-expect-error a prop the view requires is missing
 mount(Orders, { target: document.body, props: {}, context: authContext(auth) });
 
-const test = createTestAuth({
-  user: { sub: 'u1', name: 'Test User' },
+// setAuth is for a root component's script and getAuth for a view's; here only their types are checked.
+export const provide: (auth: Auth<Claims>) => unknown = setAuth;
+export const take: () => Auth<Claims> = () => getAuth<Claims>();
+
+const test = createTestAuth<Claims>({
+  user: { sub: 'u1', name: 'Test User', tenant: 'acme' },
   apiOrigins: ['https://api.example.com'],
   handler: (request) => Response.json({ items: [], auth: request.headers.get('authorization') === `Bearer ${TEST_TOKEN}` }),
 });
+const testAuth: Auth<Claims> = test;
+void testAuth;
+for (const start of ['loading', 'signed-out', 'redirecting', 'signed-in', 'expired', 'error'] as const) {
+  createTestAuth({ status: start }).destroy();
+}
+// @ts-expect-error not a session status
+createTestAuth({ status: 'gone' });
+
 let id: string | null = null;
-const orders = test.resource<{ items: string[] }>(() => id && `https://api.example.com/orders/${id}`);
+const url: ResourceUrl = () => id && `https://api.example.com/orders/${id}`;
+const resourceOptions: ResourceOptions<{ items: string[] }> = {
+  init: { cache: 'no-store' },
+  read: (response) => response.json(),
+};
+const orders: Resource<{ items: string[] }> = test.resource<{ items: string[] }>(url, resourceOptions);
 id = 'o1';
 
 // @ts-expect-error without narrowing, data may be null
 export const unchecked: string[] = orders.current.data.items;
 const state: ResourceState<{ items: string[] }> = orders.current;
+const resourceStatus: ResourceStatus = state.status;
+void resourceStatus;
 if (state.status === 'ok') {
   const items: string[] = state.data.items;
   void items;
 } else if (state.status === 'error') {
   const code: AuthErrorCode = state.error.code;
-  const status: number | undefined = state.error.status;
-  void [code, status];
+  const httpStatus: number | undefined = state.error.status;
+  void [code, httpStatus];
 }
 orders.mutate((old) => ({ items: [...(old?.items ?? []), 'new'] }));
 // @ts-expect-error mutate takes the resource's data type
@@ -63,9 +133,31 @@ try {
   await test.fetch('/orders', { method: 'POST', body: new FormData() });
 } catch (err) {
   if (err instanceof AuthError && err.code === 'forbidden_origin') test.signOut();
+  if (err instanceof AuthError) {
+    const details: AuthErrorDetails = err;
+    void details;
+  }
 }
+const codes: Record<AuthErrorCode, true> = {
+  cancelled: true,
+  authorization_failed: true,
+  login_required: true,
+  unknown_transaction: true,
+  unknown_signout: true,
+  invalid_grant: true,
+  token_error: true,
+  invalid_response: true,
+  unreachable: true,
+  timeout: true,
+  session_expired: true,
+  insufficient_scope: true,
+  forbidden_origin: true,
+  unauthenticated: true,
+  http_error: true,
+  aborted: true,
+};
+void codes;
 // @ts-expect-error not an error code of the library
 export const unknownCode: AuthErrorCode = 'token_leaked';
-// @ts-expect-error the session never carries a token
-export const token = test.session.current.accessToken;
 test.destroy();
+auth.destroy();
