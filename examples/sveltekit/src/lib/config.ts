@@ -11,13 +11,16 @@ export interface AppConfig {
   scope?: string;
 }
 
-/** The claims the pages show (the provider's userinfo answer). */
-export interface Claims {
+/**
+ * The claims the pages show (the provider's userinfo answer). A type alias, not an interface, so it
+ * also fits a `Claims extends Record<string, unknown>` bound, which an interface never satisfies.
+ */
+export type Claims = {
   sub: string;
   name?: string;
   email?: string;
   preferred_username?: string;
-}
+};
 
 const ENDPOINTS = ['issuer', 'authorization_endpoint', 'token_endpoint', 'userinfo_endpoint'] as const;
 
