@@ -1,0 +1,61 @@
+// The deployment's settings, read at run time from /config.json, so one build serves any identity
+// provider (and the e2e test can point it at a provider on an ephemeral port).
+import { asset, resolve } from '$app/paths';
+import type { AuthOptions } from '@pkce-spa/auth';
+
+/** What /config.json holds: the provider's endpoints in RFC 8414 names, and this app's client id. */
+export interface AppConfig {
+  server: AuthOptions['server'];
+  clientId: string;
+  /** Default 'openid profile email': the start page shows the name and email claims. */
+  scope?: string;
+}
+
+/**
+ * The claims the pages show (the provider's userinfo answer). A type alias, not an interface, so it
+ * also fits a `Claims extends Record<string, unknown>` bound, which an interface never satisfies.
+ */
+export type Claims = {
+  sub: string;
+  name?: string;
+  email?: string;
+  preferred_username?: string;
+};
+
+const ENDPOINTS = ['issuer', 'authorization_endpoint', 'token_endpoint', 'userinfo_endpoint'] as const;
+
+/** The auth options for an app at `origin`, from its /config.json; throws a readable message when that is unusable. */
+export async function loadAuthOptions(fetch: typeof globalThis.fetch, origin: string): Promise<AuthOptions> {
+  const response = await fetch(asset('/config.json'), { cache: 'no-store' });
+  if (!response.ok) throw new Error(`/config.json answered ${response.status}; see the README for its fields`);
+  const config = (await response.json()) as Partial<AppConfig>;
+  const { server, clientId } = config;
+  const missing = [
+    ...ENDPOINTS.filter((key) => typeof server?.[key] !== 'string').map((key) => `server.${key}`),
+    ...(typeof clientId === 'string' ? [] : ['clientId']),
+  ];
+  if (!server || typeof clientId !== 'string' || missing.length) throw new Error(`/config.json lacks ${missing.join(', ')}`);
+  return {
+    server,
+    clientId,
+    // Its own route, so the provider's answer never lands on a page that renders anything else.
+    redirectUri: new URL(resolve('/callback'), origin).href,
+    scope: config.scope ?? 'openid profile email',
+  };
+}
+
+/**
+ * What prerendering (Node, build time) creates the instance with. That instance renders each page's
+ * loading state and is never started, so it contacts nobody and needs options of the right shape
+ * only; the browser makes its own from /config.json.
+ */
+export const PRERENDER_OPTIONS: AuthOptions = {
+  server: {
+    issuer: 'http://localhost/',
+    authorization_endpoint: 'http://localhost/authorize',
+    token_endpoint: 'http://localhost/token',
+    userinfo_endpoint: 'http://localhost/userinfo',
+  },
+  clientId: 'prerender',
+  redirectUri: 'http://localhost/callback',
+};

@@ -1,0 +1,107 @@
+// The built SvelteKit example (examples/sveltekit/build) on an ephemeral loopback port, served the way
+// a static host serves an adapter-static site: the file, else the prerendered page (`/orders` ->
+// orders.html), else the SPA fallback 200.html. Its runtime config.json is served from memory, so each
+// test run points the one build at its own identity provider without writing into the build.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { repoRoot } from './static-server';
+
+export const exampleDir = path.join(repoRoot, 'examples/sveltekit');
+export const exampleBuild = path.join(exampleDir, 'build');
+
+export interface Site {
+  /** 'http://localhost:PORT/' */
+  url: string;
+  setConfig(config: Record<string, unknown>): void;
+  close(): Promise<void>;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/**
+ * Throws with the command to run when the build is missing, or older than the packed library it
+ * should contain: the example installs a copy of package/, so a stale build would test old code.
+ */
+export function assertExampleBuilt(): void {
+  const index = path.join(exampleBuild, 'index.html');
+  const rebuild = 'run `npm run package`, then `cd examples/sveltekit && npm ci && npm run build` (npm test does this)';
+  if (!existsSync(index)) throw new Error(`${index} not found: ${rebuild}`);
+  const packed = path.join(repoRoot, 'package/index.js');
+  if (existsSync(packed) && statSync(packed).mtimeMs > statSync(index).mtimeMs) {
+    throw new Error(`examples/sveltekit/build is older than package/: ${rebuild}`);
+  }
+}
+
+/** The file a static host would answer `pathname` with, or null when it would escape root. */
+async function fileFor(root: string, pathname: string): Promise<string | null> {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    return null;
+  }
+  if (decoded.includes('\0') || decoded.includes('\\')) return null;
+  const base = path.resolve(root, '.' + path.posix.normalize('/' + decoded));
+  if (base !== root && !base.startsWith(root + path.sep)) return null;
+  // A missing asset is a 404, as on a real host; only page paths fall back to the SPA shell.
+  const fallback = path.extname(base) ? [] : [path.join(root, '200.html')];
+  for (const candidate of [base, `${base}.html`, path.join(base, 'index.html'), ...fallback]) {
+    if ((await stat(candidate).catch(() => null))?.isFile()) return candidate;
+  }
+  return null;
+}
+
+export async function serveSite(root = exampleBuild): Promise<Site> {
+  let config: Record<string, unknown> = {};
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const send = (status: number, type: string, body: string | Buffer, cache = 'no-store') => {
+      res.writeHead(status, { 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), 'Cache-Control': cache });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'text/plain; charset=utf-8', 'Method Not Allowed\n');
+    const { pathname } = new URL(req.url ?? '/', 'http://localhost');
+    if (pathname === '/config.json') return send(200, TYPES['.json'], JSON.stringify(config));
+    const file = await fileFor(root, pathname);
+    if (!file) return send(404, 'text/plain; charset=utf-8', 'Not Found\n');
+    // SvelteKit's hashed assets never change; pages are always revalidated.
+    const cache = pathname.startsWith('/_app/immutable/') ? 'public, max-age=31536000, immutable' : 'no-cache';
+    send(200, TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream', await readFile(file), cache);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(`Internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}/`,
+    setConfig(next) {
+      config = { ...next };
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        // Idle keep-alive sockets from the browser would keep close() waiting.
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
