@@ -31,9 +31,6 @@
  */
 
 export const DEFAULT_SCOPE = 'openid profile email service.api';
-export const DEFAULT_TIMEOUT_MS = 15_000;
-
-const WRONG = 'has the wrong type or value';
 
 /** A config.json the app cannot use, naming the offending key. */
 export class ConfigError extends Error {
@@ -62,31 +59,28 @@ export function isLoopbackHost(hostname) {
 
 /**
  * `value` as an absolute https URL (http for loopback hosts only) without credentials or fragment,
- * or undefined when it is not one.
- * @param {unknown} value
- * @returns {URL | undefined}
- */
-export function parseSecureUrl(value) {
-  let url;
-  try {
-    url = typeof value === 'string' ? new URL(value) : undefined;
-  } catch {
-    return undefined;
-  }
-  if (!url || url.username || url.password || url.hash) return undefined;
-  return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)) ? url : undefined;
-}
-
-/**
- * `value` as a secure URL (see parseSecureUrl), or a ConfigError naming `key`.
+ * or a ConfigError naming `key`.
  * @param {string} key
  * @param {unknown} value
  * @returns {URL}
  */
 export function secureUrl(key, value) {
-  const url = parseSecureUrl(value);
-  if (!url) throw new ConfigError(key, 'must be an https URL (http only for loopback hosts), without credentials or fragment');
-  return url;
+  let url;
+  try {
+    url = new URL(/** @type {string} */ (value));
+  } catch {
+    // Reported below, with the key's name.
+  }
+  const { protocol, hostname, username, password, hash } = url ?? {};
+  if (
+    !(protocol === 'https:' || (protocol === 'http:' && isLoopbackHost(/** @type {string} */ (hostname)))) ||
+    username ||
+    password ||
+    hash
+  ) {
+    throw new ConfigError(key, 'must be an https URL (http only for loopback hosts), without credentials or fragment');
+  }
+  return /** @type {URL} */ (url);
 }
 
 /**
@@ -103,28 +97,19 @@ export function baseUrl(key, value) {
 }
 
 /**
- * An origin written as one (https://api.example.com, or with the one slash URL parsing adds), in
- * the form browsers compare origins in.
- * @param {string} key
- * @param {unknown} value
- * @returns {string}
- */
-export function bareOrigin(key, value) {
-  const { href, origin } = secureUrl(key, value);
-  if (href !== `${origin}/`) throw new ConfigError(key, 'must list bare origins like https://api.example.com');
-  return origin;
-}
-
-/**
  * The origins that may receive the access token: authUrl's (userinfo lives there) and every entry of
- * `apiOrigins`, normalised, each once.
+ * `apiOrigins`, each a bare origin, normalised to the form browsers compare origins in, each once.
  * @param {string} authUrl a validated base URL
- * @param {unknown} apiOrigins the config's list; absent means none
+ * @param {unknown[]} apiOrigins the config's list
  * @returns {string[]}
  */
-export function tokenOrigins(authUrl, apiOrigins = []) {
-  if (!Array.isArray(apiOrigins)) throw new ConfigError('apiOrigins', WRONG);
-  const listed = apiOrigins.map((entry) => bareOrigin('apiOrigins', entry));
+export function tokenOrigins(authUrl, apiOrigins) {
+  const listed = apiOrigins.map((entry) => {
+    const { href, origin } = secureUrl('apiOrigins', entry);
+    // Written as an origin (or with the one slash URL parsing adds): a path here would be ignored.
+    if (href !== `${origin}/`) throw new ConfigError('apiOrigins', 'must list bare origins like https://api.example.com');
+    return origin;
+  });
   return [...new Set([new URL(authUrl).origin, ...listed])];
 }
 
@@ -143,7 +128,8 @@ const isBoolean = (value) => typeof value === 'boolean';
  * @param {unknown} value
  * @returns {value is number}
  */
-const isTimeout = (value) => Number.isInteger(value) && Number(value) >= 100 && Number(value) <= 120_000;
+const isTimeout = (value) =>
+  Number.isInteger(value) && /** @type {number} */ (value) >= 100 && /** @type {number} */ (value) <= 120_000;
 
 /**
  * Validates a parsed config.json and fills in the defaults; the first problem is a ConfigError.
@@ -178,24 +164,22 @@ export function parseConfig(raw, appUrl) {
    */
   const read = (key, valid, fallback) => {
     const value = input[key] === undefined ? fallback : input[key];
-    if (!valid(value)) throw new ConfigError(key, WRONG);
+    if (!valid(value)) throw new ConfigError(key, 'has the wrong type or value');
     return value;
   };
-  /** @param {string} key */
-  const optionalUrl = (key) => (input[key] === undefined ? undefined : secureUrl(key, input[key]).href);
+  /** @param {string} key @param {unknown} value */
+  const optionalUrl = (key, value = input[key]) => (value === undefined ? undefined : secureUrl(key, value).href);
 
   const accountUrl = baseUrl('accountUrl', input.accountUrl);
   const authUrl = baseUrl('authUrl', input.authUrl);
-  const page = appUrl === undefined ? undefined : new URL(appUrl);
+  const page = appUrl && new URL(appUrl);
   // The default is the page itself, which must be a secure context too (WebCrypto needs one for PKCE).
-  const redirect = input.redirectUri ?? (page && page.origin + page.pathname);
-  const redirectUri = redirect === undefined ? undefined : secureUrl('redirectUri', redirect).href;
+  const redirectUri = optionalUrl('redirectUri', input.redirectUri ?? (page && page.origin + page.pathname));
   // An issuer identifier is compared verbatim, so a configured one is kept exactly as written.
-  if (input.issuer !== undefined) secureUrl('issuer', input.issuer);
-  const issuer = /** @type {string} */ (input.issuer ?? accountUrl);
+  const issuer = /** @type {string} */ (optionalUrl('issuer') ? input.issuer : accountUrl);
   const clientId = input.clientId;
   if (!isText(clientId)) throw new ConfigError('clientId', 'must be a non-empty string');
-  const apiOrigins = tokenOrigins(authUrl, input.apiOrigins);
+  const apiOrigins = tokenOrigins(authUrl, read('apiOrigins', Array.isArray, []));
   const apiUrl = optionalUrl('apiUrl');
   if (apiUrl && !apiOrigins.includes(new URL(apiUrl).origin)) {
     throw new ConfigError('apiUrl', 'must be on an origin listed in apiOrigins');
@@ -210,7 +194,7 @@ export function parseConfig(raw, appUrl) {
     requireIss: read('requireIss', isBoolean, false),
     apiOrigins,
     apiUrl,
-    timeoutMs: read('timeoutMs', isTimeout, DEFAULT_TIMEOUT_MS),
+    timeoutMs: read('timeoutMs', isTimeout, 15_000),
     endSessionUrl: optionalUrl('endSessionUrl'),
     revocationUrl: optionalUrl('revocationUrl'),
     dpop: read('dpop', isBoolean, false),

@@ -1,7 +1,7 @@
 // The response headers for every server that serves the app: the security headers, plus the
 // preconnect hints the sign-in needs. They are generated from config.json at run time (not baked into
 // index.html at build time) so a deployment that swaps config.json stays right.
-import { isLoopbackHost, parseSecureUrl } from './config-rules.js';
+import { isLoopbackHost, secureUrl } from './config-rules.js';
 
 /** One year: what HSTS preload lists and scanners ask for at least. */
 export const HSTS_MAX_AGE = 31_536_000;
@@ -57,8 +57,11 @@ function preconnectLink(config) {
  * @returns {string}
  */
 export function formAction(config) {
-  const endSession = parseSecureUrl(config.endSessionUrl);
-  return endSession ? `form-action 'self' ${endSession.origin}` : "form-action 'none'";
+  try {
+    return `form-action 'self' ${secureUrl('endSessionUrl', config.endSessionUrl).origin}`;
+  } catch {
+    return "form-action 'none'";
+  }
 }
 
 /**
