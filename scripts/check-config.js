@@ -1,11 +1,12 @@
 // Compares a deployment's config.json with what its identity provider announces in
 // {accountUrl}/.well-known/openid-configuration, one line per check:
 //   npm run check-config -- path/to/config.json
+// A file the app itself would refuse (scripts/config-rules.js) is reported before any request.
 // Exit code 0: all agree; 1: a mismatch; 2: config.json or the discovery document unusable.
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
+import { ConfigError, parseConfig, serverEndpoints } from './config-rules.js';
 
-const DEFAULT_SCOPE = 'openid profile email service.api';
 /** The app signs DPoP proofs with ES256 (WebCrypto ECDSA P-256). */
 const DPOP_ALG = 'ES256';
 /** Discovery documents are small; a bigger answer is not one. */
@@ -16,9 +17,6 @@ const MAX_DOCUMENT_BYTES = 512 * 1024;
  * @property {'ok' | 'mismatch' | 'error'} status
  * @property {string[]} lines one per check, or the one reason the checks could not run
  */
-
-/** Like the app (src/config.ts): base URLs lose their trailing slashes before paths are appended. */
-const base = (/** @type {string} */ url) => new URL(url).href.replace(/\/+$/, '');
 
 /** Endpoint URLs compare after URL normalisation (default port, case of scheme and host). */
 const sameUrl = (/** @type {unknown} */ a, /** @type {unknown} */ b) =>
@@ -58,19 +56,21 @@ async function fetchDocument(url, timeoutMs) {
 
 /**
  * Runs every check of `config` (a parsed config.json) against its provider.
- * @param {Record<string, unknown>} config
+ * @param {unknown} config
  * @param {{ timeoutMs?: number }} [options]
  * @returns {Promise<CheckResult>}
  */
 export async function checkConfig(config, { timeoutMs = 10_000 } = {}) {
-  for (const key of ['accountUrl', 'authUrl']) {
-    if (typeof config[key] !== 'string' || !URL.canParse(config[key])) {
-      return { status: 'error', lines: [`ERROR config.json: ${key} must be an absolute URL`] };
-    }
+  // The app's own rules first: a file the app refuses at start-up is not worth comparing.
+  let settings;
+  try {
+    settings = parseConfig(config);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return { status: 'error', lines: [`ERROR config.json: ${error.message}`] };
   }
-  const accountUrl = base(/** @type {string} */ (config.accountUrl));
-  const authUrl = base(/** @type {string} */ (config.authUrl));
-  const discoveryUrl = `${accountUrl}/.well-known/openid-configuration`;
+  const endpoints = serverEndpoints(settings);
+  const discoveryUrl = `${settings.accountUrl}/.well-known/openid-configuration`;
   const document = await fetchDocument(discoveryUrl, timeoutMs);
   if (typeof document === 'string') return { status: 'error', lines: [`ERROR ${discoveryUrl}: ${document}`] };
 
@@ -86,36 +86,31 @@ export async function checkConfig(config, { timeoutMs = 10_000 } = {}) {
   const list = (/** @type {unknown} */ value) => (Array.isArray(value) ? value : undefined);
 
   // An issuer identifier is compared verbatim (RFC 8414 §3.3), endpoints as URLs.
-  const issuer = typeof config.issuer === 'string' ? config.issuer : accountUrl;
-  report(document.issuer === issuer, 'issuer', issuer, document.issuer);
-  for (const [name, expected] of [
-    ['authorization_endpoint', `${accountUrl}/connect/authorize`],
-    ['token_endpoint', `${accountUrl}/connect/token`],
-    ['userinfo_endpoint', `${authUrl}/connect/userinfo`],
-  ]) {
-    report(sameUrl(document[name], expected), name, expected, document[name]);
+  report(document.issuer === endpoints.issuer, 'issuer', endpoints.issuer, document.issuer);
+  for (const name of /** @type {const} */ (['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint'])) {
+    report(sameUrl(document[name], endpoints[name]), name, endpoints[name], document[name]);
   }
-  for (const [name, key] of [
+  for (const [name, key] of /** @type {const} */ ([
     ['end_session_endpoint', 'endSessionUrl'],
     ['revocation_endpoint', 'revocationUrl'],
-  ]) {
-    if (config[key] !== undefined) report(sameUrl(document[name], config[key]), `${name} (${key})`, config[key], document[name]);
+  ])) {
+    const expected = endpoints[name];
+    if (expected !== undefined) report(sameUrl(document[name], expected), `${name} (${key})`, expected, document[name]);
   }
 
   const methods = list(document.code_challenge_methods_supported);
   report(methods?.includes('S256') ?? false, 'code_challenge_methods_supported has S256', 'S256', methods);
 
   const scopesSupported = list(document.scopes_supported);
-  const scope = typeof config.scope === 'string' ? config.scope : DEFAULT_SCOPE;
   if (scopesSupported) {
-    for (const wanted of scope.trim().split(/\s+/)) {
+    for (const wanted of settings.scope.split(' ')) {
       report(scopesSupported.includes(wanted), `scopes_supported has ${wanted}`, wanted, scopesSupported);
     }
   } else {
     lines.push('ok  scopes_supported not announced; scopes not checked');
   }
 
-  if (config.dpop === true) {
+  if (settings.dpop) {
     const algs = list(document.dpop_signing_alg_values_supported);
     report(algs?.includes(DPOP_ALG) ?? false, `dpop_signing_alg_values_supported has ${DPOP_ALG}`, DPOP_ALG, algs);
   }

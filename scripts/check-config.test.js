@@ -140,11 +140,28 @@ describe('check-config', () => {
     await closeServer(closed);
     const gone = `http://127.0.0.1:${port}`;
     expect(await checkConfig(config(gone))).toEqual({ status: 'error', lines: [`ERROR ${discovery(gone)}: unreachable`] });
+  });
 
-    expect(await checkConfig({ accountUrl: 'not a url', authUrl: missing })).toEqual({
-      status: 'error',
-      lines: ['ERROR config.json: accountUrl must be an absolute URL'],
+  test('a config.json the app would refuse is an error, named as the app names it, before any request', async () => {
+    let requests = 0;
+    const url = await serve((_req, res) => {
+      requests++;
+      res.writeHead(404).end();
     });
+    const refused = async (/** @type {Record<string, unknown>} */ overrides) => (await checkConfig(config(url, overrides))).lines;
+    expect(await refused({ accountUrl: 'not a url' })).toEqual([
+      'ERROR config.json: accountUrl must be an https URL (http only for loopback hosts), without credentials or fragment',
+    ]);
+    // Plain http is for loopback hosts only, in the check as in the app.
+    expect(await refused({ authUrl: 'http://auth.example.com' })).toEqual([
+      'ERROR config.json: authUrl must be an https URL (http only for loopback hosts), without credentials or fragment',
+    ]);
+    expect(await refused({ clientId: '' })).toEqual(['ERROR config.json: clientId must be a non-empty string']);
+    expect(await refused({ apiOrigins: [`${url}/api`] })).toEqual([
+      'ERROR config.json: apiOrigins must list bare origins like https://api.example.com',
+    ]);
+    expect(await refused({ dpop: 'yes' })).toEqual(['ERROR config.json: dpop has the wrong type or value']);
+    expect(requests).toBe(0);
   });
 
   test('the CLI prints the lines and exits 0, 1 or 2', async () => {
@@ -173,6 +190,11 @@ describe('check-config', () => {
     const mismatch = await run({ ...configOf(idp), authUrl: 'http://127.0.0.1:1' });
     expect(mismatch.code).toBe(1);
     expect(mismatch.stdout).toContain('MISMATCH userinfo_endpoint');
+
+    const refused = await run({ ...configOf(idp), accountUrl: 'http://account.example.com' });
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/^ERROR config.json: accountUrl must be an https URL/);
 
     const broken = await run('{ not json');
     expect(broken.code).toBe(2);

@@ -1,6 +1,10 @@
 // The response headers for every server that serves the app: the security headers, plus the
 // preconnect hints the sign-in needs. They are generated from config.json at run time (not baked into
 // index.html at build time) so a deployment that swaps config.json stays right.
+import { isLoopbackHost, secureUrl } from './config-rules.js';
+
+/** One year: what HSTS preload lists and scanners ask for at least. */
+export const HSTS_MAX_AGE = 31_536_000;
 
 /** @param {unknown} url */
 function originOf(url) {
@@ -45,13 +49,54 @@ function preconnectLink(config) {
 }
 
 /**
- * Content-Security-Policy and friends for the app's pages, plus the preconnect `Link`.
- * `dev` loosens exactly what Vite's dev server needs: injected <style> tags and its HMR websocket.
+ * `form-action` for sign-out: the app POSTs a form to the provider's end-session endpoint
+ * (RP-Initiated Logout 1.0 §2, so the ID token never sits in a URL). Chromium checks form-action on
+ * every redirect of that POST too, and a provider may send it straight back to the app, hence
+ * 'self'. Only an end-session URL the app accepts (scripts/config-rules.js) opens it; else 'none'.
  * @param {Record<string, unknown>} config
- * @param {{ dev?: boolean }} [options]
+ * @returns {string}
+ */
+export function formAction(config) {
+  try {
+    return `form-action 'self' ${secureUrl('endSessionUrl', config.endSessionUrl).origin}`;
+  } catch {
+    return "form-action 'none'";
+  }
+}
+
+/**
+ * The `Strict-Transport-Security` value for an app served from `appOrigin`, or undefined when that
+ * is not https on a non-loopback host: browsers ignore the header over http (RFC 6797 §8.1), and on
+ * localhost it would pin every other local server of the developer's to https.
+ * @param {string | undefined} appOrigin the origin (or any URL) the app is served from
+ * @param {{ includeSubDomains?: boolean }} [options] includeSubDomains: every subdomain is https-only too
+ * @returns {string | undefined}
+ */
+export function strictTransportSecurity(appOrigin, { includeSubDomains = false } = {}) {
+  if (appOrigin === undefined) return undefined;
+  const url = URL.parse(appOrigin);
+  if (!url) throw new TypeError(`appOrigin must be an absolute URL, got ${JSON.stringify(appOrigin)}`);
+  if (url.protocol !== 'https:' || isLoopbackHost(url.hostname)) return undefined;
+  return `max-age=${HSTS_MAX_AGE}${includeSubDomains ? '; includeSubDomains' : ''}`;
+}
+
+/**
+ * @typedef {object} HeaderOptions
+ * @property {boolean} [dev] loosens exactly what Vite's dev server needs: injected <style> tags and its HMR websocket
+ * @property {string} [appOrigin] the origin the app is served from, e.g. https://app.example.com; when it is https
+ *   (and not a loopback host), `Strict-Transport-Security: max-age=31536000` is sent. Without it, no HSTS: the dev,
+ *   preview and test servers are http on loopback.
+ * @property {{ includeSubDomains?: boolean }} [hsts] adds `includeSubDomains` to that header; only with an https appOrigin
+ */
+
+/**
+ * Content-Security-Policy and friends for the app's pages, plus the preconnect `Link` and, for an
+ * https `appOrigin`, HSTS.
+ * @param {Record<string, unknown>} config a parsed config.json, valid or not (a broken one still gets the strictest policy)
+ * @param {HeaderOptions} [options]
  * @returns {Record<string, string>}
  */
-export function securityHeaders(config, { dev = false } = {}) {
+export function securityHeaders(config, { dev = false, appOrigin, hsts } = {}) {
   const connect = ["'self'", ...connectOrigins(config), ...(dev ? ['ws:'] : [])];
   const csp = [
     "default-src 'none'",
@@ -63,16 +108,18 @@ export function securityHeaders(config, { dev = false } = {}) {
     "manifest-src 'self'",
     "base-uri 'none'",
     "object-src 'none'",
-    "form-action 'none'",
+    formAction(config),
     "frame-ancestors 'none'",
   ].join('; ');
   const link = preconnectLink(config);
+  const transport = strictTransportSecurity(appOrigin, hsts);
   return {
     'Content-Security-Policy': csp,
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',
     'Cross-Origin-Opener-Policy': 'same-origin',
     'Permissions-Policy': 'camera=(), microphone=(), geolocation=()',
+    ...(transport ? { 'Strict-Transport-Security': transport } : {}),
     // On every response, like the rest: browsers act on it only for documents, and one header set
     // keeps every server (and the nginx snippet) simple; HTTP/2 header compression makes repeats free.
     ...(link ? { Link: link } : {}),

@@ -1,10 +1,6 @@
 // The generated headers: the preconnect Link the sign-in relies on, a CSP that stays as strict as it
-// is, and the nginx snippet carrying both.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+// is (form-action opened for the sign-out POST only), and HSTS where the app is served over https.
+// The nginx snippet carrying them is tested in nginx-headers.test.js.
 import { describe, expect, it } from 'vitest';
 import { securityHeaders } from './security-headers.js';
 
@@ -40,28 +36,78 @@ describe('securityHeaders', () => {
     );
   });
 
-  it('lets the app reach a revocation endpoint on a host of its own, and nothing for the end-session page (a navigation)', () => {
+  it('lets the app reach a revocation endpoint on a host of its own, but not the end-session endpoint (a form POST, not a fetch)', () => {
     const withLogout = {
       ...config,
       revocationUrl: 'https://revoke.example.com/r',
       endSessionUrl: 'https://logout.example.com/e',
     };
-    const csp = securityHeaders(withLogout)['Content-Security-Policy'];
-    expect(csp).toContain(' https://revoke.example.com');
-    expect(csp).not.toContain('logout.example.com');
+    const directives = securityHeaders(withLogout)['Content-Security-Policy'].split('; ');
+    const connect = directives.find((directive) => directive.startsWith('connect-src '));
+    expect(connect).toContain(' https://revoke.example.com');
+    expect(connect).not.toContain('logout.example.com');
   });
 });
 
-describe('npm run headers', () => {
-  it('prints every header, the preconnect Link included, as nginx add_header lines', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'headers-'));
-    const file = path.join(dir, 'config.json');
-    writeFileSync(file, JSON.stringify(config));
-    const script = fileURLToPath(new URL('./nginx-headers.js', import.meta.url));
-    const output = execFileSync(process.execPath, [script, file], { encoding: 'utf8', timeout: 10_000 });
-    for (const [name, value] of Object.entries(securityHeaders(config))) {
-      expect(output).toContain(`add_header ${name} "${value}" always;\n`);
+describe('form-action', () => {
+  /** @param {Record<string, unknown>} config */
+  const formAction = (config) => {
+    const csp = securityHeaders(config)['Content-Security-Policy'];
+    return csp.split('; ').filter((directive) => directive.startsWith('form-action'));
+  };
+
+  it("allows the sign-out POST to the end-session endpoint's origin, and the provider's redirect back to the app", () => {
+    expect(formAction({ ...config, endSessionUrl: 'https://LOGOUT.example.com:443/connect/endsession?ui=1' })).toEqual([
+      "form-action 'self' https://logout.example.com",
+    ]);
+    expect(formAction({ ...config, endSessionUrl: 'http://localhost:9010/connect/endsession' })).toEqual([
+      "form-action 'self' http://localhost:9010",
+    ]);
+  });
+
+  it("stays 'none' without an end-session endpoint, or with one the app would refuse", () => {
+    expect(formAction(config)).toEqual(["form-action 'none'"]);
+    for (const endSessionUrl of [
+      'not a url',
+      42,
+      'http://logout.example.com/e',
+      'javascript:alert(1)',
+      'https://u:p@logout.example.com/',
+    ]) {
+      expect(formAction({ ...config, endSessionUrl }), String(endSessionUrl)).toEqual(["form-action 'none'"]);
     }
-    expect(output).toContain('add_header Link "<https://account.example.com>; rel=preconnect; crossorigin, <https://auth');
+  });
+});
+
+describe('Strict-Transport-Security', () => {
+  it('is sent for an app served over https, for a year', () => {
+    const headers = securityHeaders(config, { appOrigin: 'https://app.example.com' });
+    expect(headers['Strict-Transport-Security']).toBe('max-age=31536000');
+    expect(securityHeaders(config, { appOrigin: 'https://app.example.com/spa/index.html' })['Strict-Transport-Security']).toBe(
+      'max-age=31536000',
+    );
+  });
+
+  it('covers the subdomains only when asked to', () => {
+    const headers = securityHeaders(config, { appOrigin: 'https://app.example.com', hsts: { includeSubDomains: true } });
+    expect(headers['Strict-Transport-Security']).toBe('max-age=31536000; includeSubDomains');
+  });
+
+  it('is not sent by servers that are http, or https on loopback, or that do not say where the app is served', () => {
+    for (const options of [
+      {},
+      { dev: true },
+      { dev: false },
+      { appOrigin: 'http://app.example.com', hsts: { includeSubDomains: true } },
+      { appOrigin: 'http://localhost:5173' },
+      { appOrigin: 'https://localhost:5173' },
+      { appOrigin: 'https://127.0.0.1:4173' },
+    ]) {
+      expect(securityHeaders(config, options), JSON.stringify(options)).not.toHaveProperty('Strict-Transport-Security');
+    }
+  });
+
+  it('refuses an appOrigin that is not a URL rather than silently sending no HSTS', () => {
+    expect(() => securityHeaders(config, { appOrigin: 'app.example.com' })).toThrow(/appOrigin must be an absolute URL/);
   });
 });

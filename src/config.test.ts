@@ -82,6 +82,25 @@ describe('defaults', () => {
     );
     expect(config.apiOrigins).toEqual(['https://auth.example.com', 'https://api.example.com']);
   });
+
+  it('apiOrigins entries become the origins browsers compare: case, default port and IDN normalised', () => {
+    const config = parseConfig(
+      { ...VALID, apiOrigins: ['HTTPS://API.Example.com:443', 'https://bücher.example', 'http://[::1]:8080/'] },
+      APP,
+    );
+    expect(config.apiOrigins).toEqual([
+      'https://auth.example.com',
+      'https://api.example.com',
+      'https://xn--bcher-kva.example',
+      'http://[::1]:8080',
+    ]);
+  });
+
+  it('without the page URL (the deployment check) a missing redirectUri stays missing; a given one is still checked', () => {
+    expect(parseConfig(VALID).redirectUri).toBeUndefined();
+    expect(parseConfig({ ...VALID, redirectUri: 'https://app.example.com/cb' }).redirectUri).toBe('https://app.example.com/cb');
+    expect(() => parseConfig({ ...VALID, redirectUri: 'http://app.example.com/' })).toThrow(ConfigError);
+  });
 });
 
 describe('required keys', () => {

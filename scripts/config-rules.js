@@ -1,0 +1,219 @@
+// The rules of config.json, in one place for the app (src/config.ts, which runs them at start-up) and
+// the deployment check (scripts/check-config.js), so a file the check passes is one the app accepts.
+// Plain JavaScript with JSDoc types: Node runs it as it is, Vite bundles it into the app.
+
+/**
+ * @typedef {object} AppConfig
+ * @property {string} accountUrl Base URL of /connect/authorize and /connect/token.
+ * @property {string} authUrl Base URL of /connect/userinfo (another host).
+ * @property {string} clientId
+ * @property {string} scope
+ * @property {string} redirectUri
+ * @property {string} issuer Expected `iss` of authorization responses and ID tokens (RFC 9207, OIDC Core §3.1.3.7).
+ * @property {boolean} requireIss
+ * @property {string[]} apiOrigins Every origin that may receive the access token: authUrl's and the configured API origins.
+ * @property {string} [apiUrl] What the #/api page calls; its origin must be allow-listed.
+ * @property {number} timeoutMs Per-request timeout in milliseconds.
+ * @property {string} [endSessionUrl] RP-Initiated Logout endpoint: sign-out also ends the provider's session.
+ * @property {string} [revocationUrl] RFC 7009 endpoint: sign-out also revokes the refresh token.
+ * @property {boolean} dpop Bind tokens to this page's key (RFC 9449).
+ */
+
+/**
+ * The provider's endpoints, named as in its discovery document (RFC 8414).
+ * @typedef {object} ServerEndpoints
+ * @property {string} issuer
+ * @property {string} authorization_endpoint
+ * @property {string} token_endpoint
+ * @property {string} userinfo_endpoint
+ * @property {string | undefined} end_session_endpoint
+ * @property {string | undefined} revocation_endpoint
+ */
+
+export const DEFAULT_SCOPE = 'openid profile email service.api';
+
+/** A config.json the app cannot use, naming the offending key. */
+export class ConfigError extends Error {
+  /**
+   * @param {string} key the offending key, or 'config.json' when the file itself could not be used
+   * @param {string} problem what is wrong with it, phrased to follow the key
+   */
+  constructor(key, problem) {
+    super(`${key} ${problem}`);
+    /** @readonly */
+    this.key = key;
+    /** @readonly */
+    this.problem = problem;
+  }
+}
+
+/**
+ * Loopback hosts may use plain http: the traffic never leaves the machine, and browsers treat them
+ * as secure contexts. localhost, *.localhost, 127.0.0.0/8 and [::1], as URL parsing writes them.
+ * @param {string} hostname
+ * @returns {boolean}
+ */
+export function isLoopbackHost(hostname) {
+  return /^(localhost|.+\.localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i.test(hostname);
+}
+
+/**
+ * `value` as an absolute https URL (http for loopback hosts only) without credentials or fragment,
+ * or a ConfigError naming `key`.
+ * @param {string} key
+ * @param {unknown} value
+ * @returns {URL}
+ */
+export function secureUrl(key, value) {
+  let url;
+  try {
+    url = new URL(/** @type {string} */ (value));
+  } catch {
+    // Reported below, with the key's name.
+  }
+  const { protocol, hostname, username, password, hash } = url ?? {};
+  if (
+    !(protocol === 'https:' || (protocol === 'http:' && isLoopbackHost(/** @type {string} */ (hostname)))) ||
+    username ||
+    password ||
+    hash
+  ) {
+    throw new ConfigError(key, 'must be an https URL (http only for loopback hosts), without credentials or fragment');
+  }
+  return /** @type {URL} */ (url);
+}
+
+/**
+ * A base URL endpoint paths are appended to: a query would end up in front of the path, and a
+ * trailing slash would double the one the path starts with.
+ * @param {string} key
+ * @param {unknown} value
+ * @returns {string} the URL without trailing slashes
+ */
+export function baseUrl(key, value) {
+  const { href, search } = secureUrl(key, value);
+  if (search) throw new ConfigError(key, 'must not have a query string');
+  return href.replace(/\/+$/, '');
+}
+
+/**
+ * The origins that may receive the access token: authUrl's (userinfo lives there) and every entry of
+ * `apiOrigins`, each a bare origin, normalised to the form browsers compare origins in, each once.
+ * @param {string} authUrl a validated base URL
+ * @param {unknown[]} apiOrigins the config's list
+ * @returns {string[]}
+ */
+export function tokenOrigins(authUrl, apiOrigins) {
+  const listed = apiOrigins.map((entry) => {
+    const { href, origin } = secureUrl('apiOrigins', entry);
+    // Written as an origin (or with the one slash URL parsing adds): a path here would be ignored.
+    if (href !== `${origin}/`) throw new ConfigError('apiOrigins', 'must list bare origins like https://api.example.com');
+    return origin;
+  });
+  return [...new Set([new URL(authUrl).origin, ...listed])];
+}
+
+/**
+ * @param {unknown} value
+ * @returns {value is string}
+ */
+const isText = (value) => typeof value === 'string' && value.trim() !== '' && value.length < 2048;
+/**
+ * @param {unknown} value
+ * @returns {value is boolean}
+ */
+const isBoolean = (value) => typeof value === 'boolean';
+/**
+ * Long enough for a slow provider, short enough that a dead one is reported while someone waits.
+ * @param {unknown} value
+ * @returns {value is number}
+ */
+const isTimeout = (value) =>
+  Number.isInteger(value) && /** @type {number} */ (value) >= 100 && /** @type {number} */ (value) <= 120_000;
+
+/**
+ * Validates a parsed config.json and fills in the defaults; the first problem is a ConfigError.
+ * `appUrl` is the page's own URL: without a configured redirectUri, the page itself (origin and
+ * path) is the redirect URI. Outside the browser (scripts/check-config.js) there is no page, and a
+ * missing redirectUri stays missing.
+ * @overload
+ * @param {unknown} raw
+ * @param {string} appUrl
+ * @returns {AppConfig}
+ */
+/**
+ * @overload
+ * @param {unknown} raw
+ * @returns {Omit<AppConfig, 'redirectUri'> & { redirectUri?: string }}
+ */
+/**
+ * @param {unknown} raw
+ * @param {string} [appUrl]
+ * @returns {Omit<AppConfig, 'redirectUri'> & { redirectUri?: string }}
+ */
+export function parseConfig(raw, appUrl) {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError('config.json', 'must hold a JSON object');
+  const input = /** @type {Record<string, unknown>} */ (raw);
+  /**
+   * `input[key]`, or `fallback` when it is absent; a value `valid` refuses names the key.
+   * @template T
+   * @param {string} key
+   * @param {(value: unknown) => value is T} valid
+   * @param {T} fallback
+   * @returns {T}
+   */
+  const read = (key, valid, fallback) => {
+    const value = input[key] === undefined ? fallback : input[key];
+    if (!valid(value)) throw new ConfigError(key, 'has the wrong type or value');
+    return value;
+  };
+  /** @param {string} key @param {unknown} value */
+  const optionalUrl = (key, value = input[key]) => (value === undefined ? undefined : secureUrl(key, value).href);
+
+  const accountUrl = baseUrl('accountUrl', input.accountUrl);
+  const authUrl = baseUrl('authUrl', input.authUrl);
+  const page = appUrl && new URL(appUrl);
+  // The default is the page itself, which must be a secure context too (WebCrypto needs one for PKCE).
+  const redirectUri = optionalUrl('redirectUri', input.redirectUri ?? (page && page.origin + page.pathname));
+  // An issuer identifier is compared verbatim, so a configured one is kept exactly as written.
+  const issuer = /** @type {string} */ (optionalUrl('issuer') ? input.issuer : accountUrl);
+  const clientId = input.clientId;
+  if (!isText(clientId)) throw new ConfigError('clientId', 'must be a non-empty string');
+  const apiOrigins = tokenOrigins(authUrl, read('apiOrigins', Array.isArray, []));
+  const apiUrl = optionalUrl('apiUrl');
+  if (apiUrl && !apiOrigins.includes(new URL(apiUrl).origin)) {
+    throw new ConfigError('apiUrl', 'must be on an origin listed in apiOrigins');
+  }
+  return {
+    accountUrl,
+    authUrl,
+    clientId,
+    scope: read('scope', isText, DEFAULT_SCOPE).trim().split(/\s+/).join(' '),
+    redirectUri,
+    issuer,
+    requireIss: read('requireIss', isBoolean, false),
+    apiOrigins,
+    apiUrl,
+    timeoutMs: read('timeoutMs', isTimeout, 15_000),
+    endSessionUrl: optionalUrl('endSessionUrl'),
+    revocationUrl: optionalUrl('revocationUrl'),
+    dpop: read('dpop', isBoolean, false),
+  };
+}
+
+/**
+ * The provider's endpoints: the interface's fixed paths under the two base URLs, and the optional
+ * sign-out endpoints as configured.
+ * @param {Pick<AppConfig, 'issuer' | 'accountUrl' | 'authUrl' | 'endSessionUrl' | 'revocationUrl'>} config a parsed config
+ * @returns {ServerEndpoints}
+ */
+export function serverEndpoints(config) {
+  return {
+    issuer: config.issuer,
+    authorization_endpoint: `${config.accountUrl}/connect/authorize`,
+    token_endpoint: `${config.accountUrl}/connect/token`,
+    userinfo_endpoint: `${config.authUrl}/connect/userinfo`,
+    end_session_endpoint: config.endSessionUrl,
+    revocation_endpoint: config.revocationUrl,
+  };
+}
