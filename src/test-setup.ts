@@ -15,15 +15,27 @@ if (typeof PageURL.parse === 'function' && !(PageURL.parse('http://localhost/') 
   };
 }
 
-// happy-dom's Request drops `keepalive`, which a browser keeps (and copies with the request): the
-// revocation sent during sign-out relies on it, so tests must be able to see it.
+// happy-dom's Request drops `cache`, `priority`, `integrity` and `keepalive`, which a browser keeps
+// (and copies with the request and its clones): auth.fetch passes them through and the sign-out's
+// revocation relies on keepalive, so tests must see what a browser would send.
 const PageRequest = globalThis.Request;
+const MEMBERS = { cache: 'default', priority: 'auto', integrity: '', keepalive: false } as const;
+const keep = (target: Request, init: RequestInit, from?: Request) => {
+  for (const [name, fallback] of Object.entries(MEMBERS)) {
+    const value = init[name as keyof RequestInit] ?? from?.[name as keyof Request] ?? fallback;
+    Object.defineProperty(target, name, { value, configurable: true });
+  }
+};
 if (!('keepalive' in new PageRequest('http://localhost/'))) {
   globalThis.Request = class extends PageRequest {
-    readonly keepalive: boolean;
     constructor(input: RequestInfo | URL, init: RequestInit = {}) {
       super(input, init);
-      this.keepalive = init.keepalive ?? (input instanceof PageRequest && (input as Request).keepalive === true);
+      keep(this, init, input instanceof PageRequest ? input : undefined);
+    }
+    clone(): Request {
+      const copy = super.clone();
+      keep(copy, {}, this);
+      return copy;
     }
   } as typeof Request;
 }

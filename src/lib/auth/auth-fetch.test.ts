@@ -1,7 +1,8 @@
 // auth.fetch: a drop-in fetch; where the token may go, how it goes, and what a 401/403 leads to.
-import { describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { useAuthHarness } from '../../testing/auth-harness';
 import { API_ORIGIN, API_URL, USERINFO_URL, challenge, deferred, json, testConfig } from '../../testing/fake-idp';
+import type { AppConfig } from '../../config';
 import { AuthError } from './errors';
 
 const h = useAuthHarness();
@@ -52,13 +53,32 @@ describe('allow-list', () => {
     expect(request.headers.get('authorization')).toBe(`Bearer ${accessToken(0)}`);
   });
 
-  it('sends no cookies, follows no redirects, sends no referrer', async () => {
+  it('sends no cookies, follows no redirects, sends no referrer, and asks no cache, when the caller set none', async () => {
     const tab = await h.signIn();
     await tab.auth.fetch(API_URL);
     const { init } = h.idp.to(API_URL)[0];
     expect(init.credentials).toBe('omit');
-    expect(['manual', 'error']).toContain(init.redirect);
-    expect(init.referrerPolicy === 'no-referrer' || init.referrer === '').toBe(true);
+    expect(init.redirect).toBe('manual');
+    expect(init.referrerPolicy).toBe('no-referrer');
+  });
+
+  it('follows no redirect even when the caller asks to', async () => {
+    const tab = await h.signIn();
+    await tab.auth.fetch(API_URL, { redirect: 'follow' });
+    expect(h.idp.to(API_URL)[0].init.redirect).toBe('manual');
+  });
+
+  it.each([
+    ['https://api.example.test/', 'https://api.example.test/x'],
+    ['https://api.example.test', 'https://api.example.test/x'],
+    ['https://API.example.test:443/path', 'https://api.example.test/x'],
+  ])('an apiOrigins entry %s allows its origin however it is written', async (entry, url) => {
+    const config = { ...testConfig(), apiOrigins: [entry] } as AppConfig;
+    const tab = await h.signIn({ config });
+    h.idp.fetch.mockClear();
+    await tab.auth.fetch(url).catch(() => {});
+    expect(h.idp.fetch).toHaveBeenCalledTimes(1);
+    await expect(tab.auth.fetch('https://api.example.test.evil/x')).rejects.toMatchObject({ code: 'forbidden_origin' });
   });
 
   it('passes method, headers and body through, and returns the response', async () => {
@@ -74,10 +94,12 @@ describe('allow-list', () => {
     expect(h.idp.to(API_URL)[0].method).toBe('POST');
   });
 
-  it('a redirect is an error, and nothing is sent to where it points', async () => {
+  it('a redirect is invalid_response, and nothing is sent to where it points', async () => {
     const tab = await h.signIn();
     h.idp.api = () => new Response(null, { status: 302, headers: { location: 'http://evil.example/steal' } });
-    await expect(tab.auth.fetch(API_URL)).rejects.toBeInstanceOf(AuthError);
+    const failure = await tab.auth.fetch(API_URL).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(AuthError);
+    expect(failure).toMatchObject({ code: 'invalid_response', status: 302 });
     expect(h.idp.to(API_URL)).toHaveLength(1);
     expect(h.idp.requests.filter((r) => r.url.startsWith('http://evil.example'))).toHaveLength(0);
   });
@@ -214,10 +236,88 @@ describe('failures', () => {
     expect(tab.state.status).toBe('signed-in');
   });
 
-  it('an oversized answer is refused', async () => {
+  it('without maxResponseBytes an answer of any size is returned, as it streams', async () => {
     const tab = await h.signIn();
-    h.idp.api = () => new Response('x'.repeat(2 * 1024 * 1024 + 1), { headers: { 'content-type': 'text/plain' } });
-    await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'invalid_response' });
+    let pulls = 0;
+    const endless = new ReadableStream<Uint8Array>({ pull: (c) => (pulls++, c.enqueue(new TextEncoder().encode('chunk'))) });
+    h.idp.api = () => new Response(endless, { headers: { 'content-type': 'text/plain' } });
+    const response = await tab.auth.fetch(API_URL);
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('chunk');
+    expect(pulls).toBeLessThan(5);
+    await reader.cancel();
+  });
+
+  describe('with maxResponseBytes', () => {
+    const capped = () => ({ ...testConfig(), maxResponseBytes: 1000 }) as AppConfig;
+
+    it('an answer over the cap is refused as invalid_response naming the host', async () => {
+      const tab = await h.signIn({ config: capped() });
+      h.idp.api = () => new Response('x'.repeat(1001), { headers: { 'content-type': 'text/plain' } });
+      await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'invalid_response', host: new URL(API_ORIGIN).host });
+    });
+
+    it('an answer at the cap is returned whole, with its status, headers and url', async () => {
+      const tab = await h.signIn({ config: capped() });
+      h.idp.api = () => new Response('x'.repeat(1000), { status: 201, headers: { 'x-id': '7' } });
+      const response = await tab.auth.fetch(`${API_URL}?q=1`);
+      expect([response.status, response.headers.get('x-id'), response.url]).toEqual([201, '7', `${API_URL}?q=1`]);
+      expect(await response.text()).toHaveLength(1000);
+    });
+  });
+});
+
+describe('every RequestInit member', () => {
+  const member = (name: string) => (h.idp.to(API_URL)[0].init as unknown as Record<string, unknown>)[name];
+
+  it('passes what the caller set through: cache, mode, keepalive, priority, referrerPolicy, integrity, credentials', async () => {
+    const tab = await h.signIn();
+    const init = {
+      cache: 'reload',
+      mode: 'cors',
+      keepalive: true,
+      priority: 'high',
+      referrerPolicy: 'origin',
+      integrity: 'sha256-abc',
+      credentials: 'include',
+    } as RequestInit;
+    await tab.auth.fetch(API_URL, init);
+    for (const [name, value] of Object.entries(init)) expect(member(name), name).toBe(value);
+    expect(member('redirect')).toBe('manual');
+  });
+
+  it('defaults credentials omit, referrerPolicy no-referrer and cache no-store where the caller set none', async () => {
+    const tab = await h.signIn();
+    await tab.auth.fetch(API_URL, { mode: 'cors' });
+    expect([member('credentials'), member('referrerPolicy'), member('cache')]).toEqual(['omit', 'no-referrer', 'no-store']);
+  });
+
+  it("takes a Request's own members as set, and the defaults where it has none", async () => {
+    const tab = await h.signIn();
+    await tab.auth.fetch(new Request(API_URL, { credentials: 'include', cache: 'no-cache', referrerPolicy: 'same-origin' }));
+    expect([member('credentials'), member('referrerPolicy'), member('cache')]).toEqual(['include', 'same-origin', 'no-cache']);
+    await tab.auth.fetch(new Request(API_URL));
+    const second = h.idp.to(API_URL)[1].init;
+    expect([second.credentials, second.referrerPolicy, second.cache]).toEqual(['omit', 'no-referrer', 'no-store']);
+  });
+
+  it('keeps the members on the replay after a renewal', async () => {
+    h.idp.refreshTokens = true;
+    const tab = await h.signIn();
+    h.idp.validAccessTokens.clear();
+    await tab.auth.fetch(API_URL, {
+      method: 'POST',
+      body: 'x',
+      keepalive: true,
+      cache: 'reload',
+      priority: 'low',
+    } as RequestInit);
+    const [, replay] = h.idp.to(API_URL);
+    expect([replay.init.keepalive, replay.init.cache, (replay.init as unknown as { priority: string }).priority]).toEqual([
+      true,
+      'reload',
+      'low',
+    ]);
   });
 });
 
@@ -250,7 +350,7 @@ describe('a drop-in fetch', () => {
     const tab = await h.signIn({ config: testConfig({ apiOrigins: [API_ORIGIN, 'http://localhost:5173'] }) });
     h.idp.fetch.mockClear();
     await tab.auth.fetch('notes?x=1').catch(() => {});
-    expect(h.idp.fetch.mock.calls[0][0]).toBe('http://localhost:5173/notes?x=1');
+    expect(h.idp.requests.at(-1)?.url).toBe('http://localhost:5173/notes?x=1');
   });
 
   it.each([
@@ -290,6 +390,22 @@ describe('a drop-in fetch', () => {
     expect(text(second.body)).toBe(text(first.body));
     expect(text(second.body)).toContain('twice');
     expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
+  });
+
+  it('replays a string body after one renewal: the same body both times', async () => {
+    h.idp.refreshTokens = true;
+    const tab = await h.signIn();
+    h.idp.validAccessTokens.clear();
+    const response = await tab.auth.fetch(API_URL, {
+      method: 'PUT',
+      body: '{"a":1}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(200);
+    expect(h.idp.to(API_URL).map((r) => [text(r.body), r.headers.get('content-type')])).toEqual([
+      ['{"a":1}', 'application/json'],
+      ['{"a":1}', 'application/json'],
+    ]);
   });
 
   it('does not replay a stream body: the caller gets the 401, the session is renewed for the next request', async () => {

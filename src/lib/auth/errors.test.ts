@@ -1,6 +1,6 @@
 // The one place where failures become AuthErrors: known ones mapped with their cause kept, bugs thrown on.
 import { expect, it, vi } from 'vitest';
-import { AuthError, publicError, toAuthError, toAuthErrorOrShow } from './errors';
+import { AuthError, bounded, publicError, toAuthError, toAuthErrorOrShow } from './errors';
 
 it('keeps an AuthError as it is', () => {
   const err = new AuthError('timeout', { host: 'h' });
@@ -34,4 +34,10 @@ it('what a store holds has the details but never the cause', () => {
   expect(shown).toMatchObject({ code: 'http_error', status: 500, text: 'no' });
   expect(shown.cause).toBeUndefined();
   expect(JSON.stringify(err.toJSON())).not.toContain('secret');
+});
+
+it('server text is only cut to length, never altered: cleaning it for display is the view’s job', () => {
+  const description = `<b>\u202e${'x'.repeat(300)}`;
+  expect(bounded(description, 200)).toBe(description.slice(0, 200));
+  expect(bounded('short', 200)).toBe('short');
 });

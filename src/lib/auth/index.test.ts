@@ -1,81 +1,188 @@
 // The public API (index.ts): one auth instance, as main.ts and the views use it.
-import { describe, expect, it, vi } from 'vitest';
+// The public API (index.ts): one auth instance, as main.ts and the views use it. createAuth makes
+// nothing happen until start(); start() completes a callback at the redirect URI and hands returnTo
+// back; the app navigates, never the module.
+import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { get } from 'svelte/store';
 import { useAuthHarness } from '../../testing/auth-harness';
-import { ALICE, API_URL, APP_URL, FakeBroadcastChannel, USERINFO_URL, setPageUrl, testConfig } from '../../testing/fake-idp';
+import {
+  ALICE,
+  API_URL,
+  APP_URL,
+  FakeBroadcastChannel,
+  TOKEN_URL,
+  USERINFO_URL,
+  setPageUrl,
+  testConfig,
+} from '../../testing/fake-idp';
 import { authOptions } from '../../config';
 import * as api from '.';
-import { createAuth, takeCallbackResponse } from '.';
+import { createAuth } from '.';
+import { assembleAuth } from './auth';
 
 const h = useAuthHarness();
 
-describe('takeCallbackResponse', () => {
-  const take = () => takeCallbackResponse(h.port());
-
-  it('takes a query response out of the URL with replaceState, keeping the app route', () => {
-    setPageUrl(`${APP_URL}?code=c0de&state=st4te&iss=${encodeURIComponent('http://localhost:9010')}#/x`);
-    const historyLength = history.length;
-    const response = take();
-    expect(response?.params.get('code')).toBe('c0de');
-    expect(response?.params.get('state')).toBe('st4te');
-    expect(response?.params.get('iss')).toBe('http://localhost:9010');
-    expect(response?.inFragment).toBe(false);
-    expect(location.href).toBe(`${APP_URL}#/x`);
-    expect(history.length).toBe(historyLength);
+describe('the public API', () => {
+  it('exports exactly the documented values and no module-level session', () => {
+    expect(Object.keys(api).sort()).toEqual(['AuthError', 'authContext', 'createAuth', 'getAuth', 'setAuth']);
   });
 
-  it.each(['?error=access_denied&error_description=no&state=s', '?state=s', '?code=c'])(
-    'recognises %s as a response',
-    (query) => {
-      setPageUrl(APP_URL + query);
-      expect(take()?.params).toBeInstanceOf(URLSearchParams);
-      expect(location.href).toBe(APP_URL);
-    },
-  );
+  it('exports the documented types', () => {
+    expectTypeOf<api.Auth>().toHaveProperty('start');
+    expectTypeOf<api.AuthOptions>().toHaveProperty('redirectUri');
+    expectTypeOf<api.SignInOptions>().toHaveProperty('returnTo');
+    expectTypeOf<api.StartOptions>().toHaveProperty('returnTo');
+    expectTypeOf<api.StartResult>().toHaveProperty('returnTo');
+    expectTypeOf<api.AuthErrorCode>().toExtend<string>();
+    expectTypeOf<api.AuthErrorDetails>().toHaveProperty('host');
+    expectTypeOf<api.StandardClaims>().toHaveProperty('sub');
+    expectTypeOf<api.Resource<number>>().toHaveProperty('reload');
+    expectTypeOf<api.ResourceOptions<number>>().toHaveProperty('read');
+    expectTypeOf<api.ResourceState<number>>().toHaveProperty('status');
+    expectTypeOf<api.ResourceStatus>().toExtend<string>();
+    expectTypeOf<api.ResourceUrl>().toExtend<string | URL | null | (() => string | URL | null | undefined)>();
+    expectTypeOf<api.ReactiveStore<number>>().toHaveProperty('current');
+    expectTypeOf<api.SessionError>().toHaveProperty('returnTo');
+    expectTypeOf<api.SessionState<{ sub: string; role: string }>['user']>().toEqualTypeOf<{ sub: string; role: string } | null>();
+    expectTypeOf<api.SessionStatus>().toEqualTypeOf<
+      'loading' | 'signed-out' | 'redirecting' | 'signed-in' | 'expired' | 'error'
+    >();
+  });
+});
 
-  it.each(['#code=c&state=s', '#access_token=at&token_type=bearer', '#id_token=x.y.z'])(
-    'takes a response smuggled in the fragment (%s) out of the URL and marks it',
-    (hash) => {
-      setPageUrl(APP_URL + hash);
-      expect(take()?.inFragment).toBe(true);
-      expect(location.href).toBe(APP_URL);
-    },
-  );
-
-  it('leaves an ordinary URL alone', () => {
-    setPageUrl(`${APP_URL}?utm=1#/profile`);
-    expect(take()).toBeUndefined();
-    expect(location.href).toBe(`${APP_URL}?utm=1#/profile`);
+describe('nothing before start()', () => {
+  it('createAuth reads no storage, opens no channel and sends nothing; the session is loading', () => {
+    const getItem = vi.spyOn(Storage.prototype, 'getItem');
+    const channels = FakeBroadcastChannel.open.size;
+    const opened = vi.fn();
+    vi.stubGlobal('BroadcastChannel', opened);
+    const auth = createAuth(authOptions(h.config));
+    expect(auth.session.current).toEqual({ status: 'loading', user: null, expiresAt: null, error: null });
+    expect(getItem).not.toHaveBeenCalled();
+    expect(opened).not.toHaveBeenCalled();
+    expect(FakeBroadcastChannel.open.size).toBe(channels);
+    expect(h.idp.requests).toHaveLength(0);
+    auth.destroy();
   });
 
-  it('start() takes the callback from the URL itself when none is given', async () => {
+  it('the browser is asked for only when start() runs, and once', async () => {
+    const browser = vi.fn(h.port);
+    const auth = assembleAuth(authOptions(h.config), { browser, network: (r) => fetch(r) });
+    expect(browser).not.toHaveBeenCalled();
+    await auth.start();
+    await auth.signIn();
+    expect(browser).toHaveBeenCalledTimes(1);
+    auth.destroy();
+  });
+
+  it('requests go to the network it was given', async () => {
+    const network = vi.fn((request: Request) => fetch(request));
     const authorizeUrl = await h.startSignIn();
     setPageUrl(`${APP_URL}?${h.idp.approve(authorizeUrl)}`);
+    const auth = assembleAuth(authOptions(h.config), { browser: h.port, network });
+    await auth.start();
+    expect(auth.session.current.status).toBe('signed-in');
+    expect(network.mock.calls.map(([request]) => request.url)).toEqual([TOKEN_URL, USERINFO_URL]);
+    auth.destroy();
+  });
+});
+
+describe('start()', () => {
+  it('takes the callback from the URL itself and hands back the returnTo of its sign-in', async () => {
+    const authorizeUrl = await h.startSignIn({ returnTo: '/api?tab=2' });
+    setPageUrl(`${APP_URL}?${h.idp.approve(authorizeUrl)}`);
     const tab = h.newTab();
-    await tab.auth.start();
+    expect(await tab.auth.start()).toEqual({ returnTo: '/api?tab=2' });
     expect(tab.state.status).toBe('signed-in');
     expect(location.search).toBe('');
+  });
+
+  it('never navigates within the app: the callback URL is only cleaned, and the identity service is the only place it went', async () => {
+    const tab = await h.signIn({ returnTo: '/api' });
+    expect(tab.started).toEqual({ returnTo: '/api' });
+    expect(location.href).toBe(APP_URL);
+    expect(h.assign).toHaveBeenCalledTimes(1);
+    expect(h.assign.mock.calls[0][0]).toBe(tab.authorizeUrl);
+  });
+
+  it('keeps the hash route of a callback URL', async () => {
+    const callback = h.idp.approve(await h.startSignIn());
+    const tab = await h.loadAt(`${APP_URL}?${callback}#/api`);
+    expect(tab.state.status).toBe('signed-in');
+    expect(location.href).toBe(`${APP_URL}#/api`);
+  });
+
+  it('is {} without a callback, and {} for a callback that fails or answers nothing of this tab', async () => {
+    expect((await h.loadAt(APP_URL)).started).toEqual({});
+    const denied = await h.completeCallback(h.idp.deny(await h.startSignIn({ returnTo: '/api' })));
+    expect(denied.state.status).toBe('error');
+    expect(denied.started).toEqual({});
+    const stale = await h.loadAt(`${APP_URL}?code=c&state=nobody`);
+    expect(stale.state.error).toEqual({ code: 'unknown_transaction' });
+    expect(stale.started).toEqual({});
+  });
+
+  it('only the redirect URI is a callback: a response-like query on another page is left alone, its sign-in still pending', async () => {
+    const callback = h.idp.approve(await h.startSignIn());
+    const elsewhere = await h.loadAt(`${APP_URL}orders?${callback}`);
+    expect(elsewhere.state.status).toBe('signed-out');
+    expect(elsewhere.started).toEqual({});
+    expect(location.href).toBe(`${APP_URL}orders?${callback}`);
+    expect(h.idp.tokenRequests()).toHaveLength(0);
+    const tab = await h.completeCallback(callback);
+    expect(tab.state.status).toBe('signed-in');
+  });
+
+  it('a redirect URI with a path and query of its own: its callback signs in and keeps that query in the URL', async () => {
+    const config = testConfig({ redirectUri: 'http://localhost:5173/auth/done?tenant=a' });
+    const authorizeUrl = await h.startSignIn({ config });
+    expect(new URL(authorizeUrl).searchParams.get('redirect_uri')).toBe('http://localhost:5173/auth/done?tenant=a');
+    const tab = await h.loadAt(`http://localhost:5173/auth/done?tenant=a&${h.idp.approve(authorizeUrl)}`, config);
+    expect(tab.state.status).toBe('signed-in');
+    expect(location.href).toBe('http://localhost:5173/auth/done?tenant=a');
+    expect(h.idp.tokenRequests()[0].form.get('redirect_uri')).toBe('http://localhost:5173/auth/done?tenant=a');
+  });
+
+  it("a restore comes back to start()'s returnTo, or to the page when it is not a path of this origin", async () => {
+    await h.signIn();
+    for (const [returnTo, expected] of [
+      ['/api?x=1', '/api?x=1'],
+      ['https://evil.example/', '/notes?y=2'],
+      ['//evil.example', '/notes?y=2'],
+    ]) {
+      setPageUrl(`${APP_URL}notes?y=2#/x`);
+      h.reloaded = true;
+      await h.newTab().auth.start({ returnTo });
+      const back = await h.completeCallback(h.idp.approve(h.lastNavigation()));
+      expect(back.started, returnTo).toEqual({ returnTo: expected });
+    }
+  });
+});
+
+describe('signIn()', () => {
+  it("comes back by default to the page's path and query, without its fragment", async () => {
+    setPageUrl(`${APP_URL}orders?page=2#section`);
+    const tab = h.newTab();
+    await tab.auth.start();
+    await tab.auth.signIn();
+    const back = await h.completeCallback(h.idp.approve(h.lastNavigation()));
+    expect(back.started).toEqual({ returnTo: '/orders?page=2' });
+  });
+
+  it.each(['https://evil.example/', '//evil.example/x', '/\\evil.example', 'javascript:alert(1)', '/..//evil.example'])(
+    'a returnTo that could leave the origin (%s) is never handed back',
+    async (returnTo) => {
+      const tab = await h.signIn({ returnTo });
+      expect(tab.started?.returnTo).toMatch(/^\/(?![/\\])/);
+    },
+  );
+
+  it('keeps an app path with its query exactly', async () => {
+    expect((await h.signIn({ returnTo: '/notes/7?mode=edit' })).started).toEqual({ returnTo: '/notes/7?mode=edit' });
   });
 });
 
 describe('one instance', () => {
-  it('exports exactly the documented names and no module-level session', () => {
-    expect(Object.keys(api).sort()).toEqual(
-      [
-        'AuthError',
-        'authContext',
-        'browserPort',
-        'createAuth',
-        'getAuth',
-        'isLoopbackHost',
-        'safeRoute',
-        'safeText',
-        'setAuth',
-        'takeCallbackResponse',
-      ].sort(),
-    );
-  });
-
   it('session is a store and has a reactive current; neither carries a token', async () => {
     const states: string[] = [];
     const tab = h.newTab();
@@ -123,13 +230,20 @@ describe('one instance', () => {
 describe('defaults and late answers', () => {
   it('with only the required options: scope openid (so a nonce), and only userinfo may receive the token', async () => {
     const { server, clientId, redirectUri } = authOptions(h.config);
-    const browser = h.port();
-    const auth = createAuth({ server, clientId, redirectUri, browser });
-    await auth.start();
-    await auth.signIn();
+    const minimal = () => assembleAuth({ server, clientId, redirectUri }, { browser: h.port, network: (r) => fetch(r) });
+    const first = minimal();
+    await first.start();
+    await first.signIn();
     const url = new URL(h.lastNavigation());
     expect(url.searchParams.get('scope')).toBe('openid');
     expect(url.searchParams.get('nonce')).toBeTruthy();
+    first.destroy();
+    setPageUrl(`${APP_URL}?${h.idp.approve(url.href)}`);
+    const auth = minimal();
+    await auth.start();
+    expect(auth.session.current.status).toBe('signed-in');
+    expect((await auth.fetch(USERINFO_URL)).status).toBe(200);
+    await expect(auth.fetch(API_URL)).rejects.toMatchObject({ code: 'forbidden_origin' });
     auth.destroy();
   });
 

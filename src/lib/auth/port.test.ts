@@ -30,10 +30,26 @@ it('navigates top-level with assign, or with replace for entries Back should ski
   expect(replace).toHaveBeenCalledExactlyOnceWith('https://id.example/authorize?prompt=none');
 });
 
-it('shows an app route with a fragment navigation that replaces the entry', () => {
-  const replace = vi.spyOn(location, 'replace').mockImplementation(() => {});
-  port().navigate('/api');
-  expect(replace).toHaveBeenCalledExactlyOnceWith('#/api');
+it('has no way to navigate within the app: the app owns its routes', () => {
+  expect(port()).not.toHaveProperty('navigate');
+});
+
+it('posts a form of hidden fields to a URL, top-level: nothing of it in a URL', () => {
+  const submit = vi.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(() => {});
+  const href = location.href;
+  port().post('https://id.example/end-session', { id_token_hint: 'x.y.z', state: 's t&e' });
+  expect(submit).toHaveBeenCalledTimes(1);
+  const form = submit.mock.contexts[0] as HTMLFormElement;
+  expect(form.isConnected).toBe(true);
+  expect(form.method).toBe('post');
+  expect(form.action).toBe('https://id.example/end-session');
+  const inputs = [...form.querySelectorAll('input')].map((input) => [input.type, input.name, input.value]);
+  expect(inputs).toEqual([
+    ['hidden', 'id_token_hint', 'x.y.z'],
+    ['hidden', 'state', 's t&e'],
+  ]);
+  expect(location.href).toBe(href);
+  form.remove();
 });
 
 it('rewrites the URL without a new history entry', () => {
@@ -41,6 +57,25 @@ it('rewrites the URL without a new history entry', () => {
   port().rewrite(`${location.origin}/?x=1#/here`);
   expect(location.href).toBe(`${location.origin}/?x=1#/here`);
   expect(history.length).toBe(entries);
+});
+
+it('has no channel where the browser has no BroadcastChannel', () => {
+  vi.stubGlobal('BroadcastChannel', undefined);
+  try {
+    expect(port().channel).toBeUndefined();
+  } finally {
+    vi.unstubAllGlobals();
+  }
+});
+
+it('says a load is a reload only when the navigation entry says so', () => {
+  const entries = vi.spyOn(performance, 'getEntriesByType');
+  entries.mockReturnValue([{ type: 'reload' } as PerformanceNavigationTiming]);
+  expect(port().reloaded()).toBe(true);
+  entries.mockReturnValue([{ type: 'back_forward' } as PerformanceNavigationTiming]);
+  expect(port().reloaded()).toBe(false);
+  entries.mockReturnValue([]);
+  expect(port().reloaded()).toBe(false);
 });
 
 it('listens on window, and on document for visibilitychange, until the remover runs', () => {

@@ -1,8 +1,11 @@
-// Issue 2, "The flow": what the app sends to the identity service, what it accepts back, and what it
+// The flow: what the app sends to the identity service, what it accepts back, and what it
 // leaves behind. Everything is observed at the edges: requests on the wire, storage, URL, session store.
 import { describe, expect, it, vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import { useAuthHarness } from '../../testing/auth-harness';
+import { AuthError } from './errors';
+import type { Network } from './http';
+import { endSessionRequest, fetchUserInfo, revoke, toClaims, type Server } from './protocol';
 import {
   ACCOUNT_URL,
   ALICE,
@@ -107,30 +110,30 @@ describe('successful callback', () => {
     expect(tab.state.status).toBe('signed-in');
   });
 
-  it('reads the profile from userinfo with the Bearer token and shows the returnTo route', async () => {
+  it('reads the profile from userinfo with the Bearer token and hands back the returnTo', async () => {
     const tab = await h.signIn({ returnTo: '/api' });
     const [userinfo] = h.idp.to(USERINFO_URL);
     expect(h.idp.to(USERINFO_URL)).toHaveLength(1);
     expect(userinfo.method).toBe('GET');
+    expect(userinfo.headers.get('accept')).toBe('application/json');
     const token = userinfo.headers.get('authorization')?.replace(/^Bearer /, '');
     expect(h.idp.validAccessTokens.has(token!)).toBe(true);
     expect(tab.state).toMatchObject({ status: 'signed-in', user: ALICE, error: null });
     expect(tab.state.expiresAt).toBeGreaterThan(Date.now());
-    expect(tab.navigate).toHaveBeenLastCalledWith('/api');
+    expect(tab.started).toEqual({ returnTo: '/api' });
   });
 
-  it('goes to /profile without a returnTo, and ignores off-origin ones', async () => {
+  it("hands back the page's path without a returnTo, and for off-origin ones", async () => {
     for (const returnTo of [undefined, 'https://evil.example/', '//evil.example/x', '/\\evil.example', 'javascript:alert(1)']) {
       const tab = await h.signIn({ returnTo });
-      expect(tab.navigate, String(returnTo)).toHaveBeenLastCalledWith('/profile');
+      expect(tab.started, String(returnTo)).toEqual({ returnTo: '/' });
     }
   });
 
-  it('never hands navigate() a route that starts with // (returnTo is an app route only)', async () => {
+  it('never hands back a returnTo that starts with // (it is a path of this origin only)', async () => {
     // "/..//evil.example" starts with a single slash but normalises to "//evil.example".
     const tab = await h.signIn({ returnTo: '/..//evil.example' });
-    const route = tab.navigate.mock.lastCall?.[0] ?? '';
-    expect(route.startsWith('//')).toBe(false);
+    expect(tab.started?.returnTo?.startsWith('//')).toBe(false);
   });
 
   it('leaves no token, code, state, nonce or verifier in storage, the URL or the session store', async () => {
@@ -256,13 +259,18 @@ describe('callbacks that must not reach the token endpoint', () => {
     expect(location.search).toBe('');
   });
 
-  it('other authorization errors keep their OAuth code; URL-supplied text is cleaned and bounded', async () => {
+  it('other authorization errors keep their OAuth code; URL-supplied text is bounded, and kept as sent for the view to clean', async () => {
     const description = `<img src=x onerror=alert(1)>\u202e${'x'.repeat(5000)}`;
     const authorizeUrl = await h.startSignIn();
     const tab = await h.completeCallback(h.idp.deny(authorizeUrl, 'server_error', { error_description: description }));
     expect(tab.state.error).toMatchObject({ code: 'authorization_failed', oauthError: 'server_error' });
-    expect(tab.state.error!.description!.length).toBeLessThanOrEqual(200);
-    expect(tab.state.error!.description).not.toContain('\u202e');
+    expect(tab.state.error!.description).toBe(description.slice(0, 200));
+  });
+
+  it('an OAuth error code is bounded to 64 characters', async () => {
+    const error = `e${'x'.repeat(500)}`;
+    const tab = await h.completeCallback(h.idp.deny(await h.startSignIn(), error));
+    expect(tab.state.error).toMatchObject({ code: 'authorization_failed', oauthError: error.slice(0, 64) });
   });
 });
 
@@ -369,27 +377,43 @@ describe('userinfo validation', () => {
     ['name', { first: 'Alice' }],
     ['preferred_username', ['alice']],
     ['name', null],
-  ])('a non-string %s (%j) is refused', async (claim, value) => {
-    h.idp.userinfo = () => json({ ...ALICE, [claim]: value });
+    ['email_verified', true],
+  ])('a claim of any JSON type (%s: %j) is kept as sent', async (claim, value) => {
+    h.idp.user = { ...ALICE, [claim]: value };
     const tab = await h.completeCallback(h.idp.approve(await h.startSignIn()));
-    expect(tab.state).toMatchObject({ status: 'error', user: null, error: { code: 'invalid_response' } });
+    expect(tab.state.status).toBe('signed-in');
+    expect(tab.state.user?.[claim]).toEqual(value);
   });
 
   it.each([
-    ['markup-like text', 'name', 'Ann <ann@example.test>', 'Ann <ann@example.test>'],
-    ['a tag', 'name', '<img src=x onerror=alert(1)>', '<img src=x onerror=alert(1)>'],
-    ['a right-to-left override', 'name', 'Alice\u202eecilA', 'AliceecilA'],
-    ['zero-width characters', 'preferred_username', 'al\u200bi\u200dce\ufeff', 'alice'],
-    ['a control character', 'email', 'alice@example.test\u0000', 'alice@example.test'],
-  ])(
-    'a claim with %s is display text: signed in, shown literally without invisible characters',
-    async (_name, claim, value, shown) => {
-      h.idp.user = { ...ALICE, [claim]: value };
-      const tab = await h.completeCallback(h.idp.approve(await h.startSignIn()));
-      expect(tab.state.status).toBe('signed-in');
-      expect(tab.state.user?.[claim as 'name']).toBe(shown);
-    },
-  );
+    ['markup-like text', 'name', 'Ann <ann@example.test>'],
+    ['a tag', 'name', '<img src=x onerror=alert(1)>'],
+    ['a right-to-left override', 'name', 'Alice\u202eecilA'],
+    ['zero-width characters', 'preferred_username', 'al\u200bi\u200dce\ufeff'],
+    ['a control character', 'email', 'alice@example.test\u0000'],
+    ['a long text', 'name', 'A'.repeat(5000)],
+  ])("a claim with %s is kept exactly as sent: cleaning for display is the view's job", async (_name, claim, value) => {
+    h.idp.user = { ...ALICE, [claim]: value };
+    const tab = await h.completeCallback(h.idp.approve(await h.startSignIn()));
+    expect(tab.state.status).toBe('signed-in');
+    expect(tab.state.user?.[claim]).toBe(value);
+  });
+
+  it.each([
+    ['255 characters', 'x'.repeat(255)],
+    ['markup and spaces', ' <b>alice</b> '],
+  ])('a sub of %s is kept exactly', async (_name, sub) => {
+    h.idp.user = { ...ALICE, sub };
+    const tab = await h.completeCallback(h.idp.approve(await h.startSignIn()));
+    expect(tab.state.status).toBe('signed-in');
+    expect(tab.state.user?.sub).toBe(sub);
+  });
+
+  it('a sub of 256 characters is refused, even when the ID token says the same', async () => {
+    h.idp.user = { ...ALICE, sub: 'x'.repeat(256) };
+    const tab = await h.completeCallback(h.idp.approve(await h.startSignIn()));
+    expect(tab.state).toMatchObject({ status: 'error', user: null, error: { code: 'invalid_response' } });
+  });
 
   it("markup in sub is refused when it is not the ID token's subject", async () => {
     h.idp.userinfo = () => json({ ...ALICE, sub: '<script>' });
@@ -405,10 +429,11 @@ describe('userinfo validation', () => {
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
 
-  it('absent claims stay absent, other claims are not kept', async () => {
-    h.idp.userinfo = () => json({ sub: ALICE.sub, name: 'Alice', phone_number: '+1 555' });
+  it('every claim is kept as sent, nested ones too; absent claims stay absent', async () => {
+    const sent = { sub: ALICE.sub, name: 'Alice', phone_number: '+1 555', org: { roles: ['admin', { scope: 'x' }], level: 3 } };
+    h.idp.userinfo = () => json(sent);
     const tab = await h.completeCallback(h.idp.approve(await h.startSignIn()));
-    expect(tab.state.user).toEqual({ sub: ALICE.sub, name: 'Alice' });
+    expect(tab.state.user).toEqual(sent);
   });
 
   it('a userinfo answer that is not JSON is refused', async () => {
@@ -429,4 +454,132 @@ describe('userinfo validation', () => {
 it('uses no endpoint other than the configured ones', async () => {
   await h.signIn();
   expect(new Set(h.idp.requests.map((r) => r.url))).toEqual(new Set([TOKEN_URL, USERINFO_URL]));
+});
+
+describe('toClaims', () => {
+  /** The claims as oauth4webapi hands them over: parsed JSON, own `__proto__` keys included. */
+  const parsed = (text: string) => JSON.parse(text) as oauth.UserInfoResponse;
+  const refused = (text: string) => {
+    const failure = (() => {
+      try {
+        toClaims(parsed(text));
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(failure, text).toBeInstanceOf(AuthError);
+    expect(failure).toMatchObject({ code: 'invalid_response' });
+  };
+  /** `levels` objects nested under `x`, the innermost at depth `levels`. */
+  const nested = (levels: number) => `{"sub":"s","x":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}`;
+
+  it('returns the claims as they are, the same values of every JSON type', () => {
+    const text = '{"sub":"s","n":1,"b":false,"z":null,"l":["a",{"b":[1]}],"o":{"p":{"q":"r"}},"t":"\\u202e"}';
+    expect(toClaims(parsed(text))).toEqual(JSON.parse(text));
+  });
+
+  it.each([
+    ['a number', '{"sub":42}'],
+    ['empty', '{"sub":""}'],
+    ['256 characters', `{"sub":"${'x'.repeat(256)}"}`],
+    ['null', '{"sub":null}'],
+    ['an array', '{"sub":["s"]}'],
+    ['absent', '{"name":"Alice"}'],
+  ])('refuses a sub that is %s', (_name, text) => refused(text));
+
+  it('takes a sub of 1 and of 255 characters exactly as sent', () => {
+    expect(toClaims(parsed('{"sub":"a"}')).sub).toBe('a');
+    expect(toClaims(parsed(`{"sub":" ${'x'.repeat(253)} "}`)).sub).toBe(` ${'x'.repeat(253)} `);
+  });
+
+  it.each(['__proto__', 'constructor', 'prototype'])('refuses the key %s at the top, nested and inside arrays', (key) => {
+    refused(`{"sub":"s","${key}":{"admin":true}}`);
+    refused(`{"sub":"s","address":{"${key}":{"admin":true}}}`);
+    refused(`{"sub":"s","roles":[{"a":{"${key}":1}}]}`);
+    refused(`{"sub":"s","deep":{"a":{"b":{"c":{"${key}":"x"}}}}}`);
+  });
+
+  it('takes nesting 8 deep and refuses 9', () => {
+    expect(toClaims(parsed(nested(8)))).toEqual(JSON.parse(nested(8)));
+    refused(nested(9));
+    refused(`{"sub":"s","l":${'['.repeat(9)}1${']'.repeat(9)}}`);
+  });
+});
+
+describe('protocol steps over a given network', () => {
+  const SERVER = 'https://id.example.test';
+  const serverOn = (network: Network, as: Partial<oauth.AuthorizationServer> = {}): Server => ({
+    as: {
+      issuer: SERVER,
+      token_endpoint: `${SERVER}/token`,
+      userinfo_endpoint: `${SERVER}/userinfo`,
+      revocation_endpoint: `${SERVER}/revoke`,
+      end_session_endpoint: `${SERVER}/end`,
+      ...as,
+    },
+    client: { client_id: 'spa' },
+    redirectUri: 'https://app.example.test/',
+    scope: 'openid',
+    timeoutMs: 1000,
+    network,
+  });
+  const tokens = { accessToken: 'at-1', expiresAt: Date.now() + 60_000, subject: 'alice' };
+
+  it('fetchUserInfo returns the claims, through the network of the server and not the global fetch', async () => {
+    const network = vi.fn<Network>(async () => json({ sub: 'alice', groups: ['a'], name: 'Alice' }));
+    const claims = await fetchUserInfo<{ sub: string; groups: string[] }>(serverOn(network), tokens);
+    expect(claims).toEqual({ sub: 'alice', groups: ['a'], name: 'Alice' });
+    const [request] = network.mock.calls[0];
+    expect([request.method, request.url, request.headers.get('authorization')]).toEqual([
+      'GET',
+      `${SERVER}/userinfo`,
+      'Bearer at-1',
+    ]);
+    expect(h.idp.requests).toHaveLength(0);
+  });
+
+  it("fetchUserInfo refuses a sub other than the ID token's", async () => {
+    const network = vi.fn<Network>(async () => json({ sub: 'mallory' }));
+    await expect(fetchUserInfo(serverOn(network), tokens)).rejects.toBeInstanceOf(Error);
+  });
+
+  it.each(['access_token', 'refresh_token'] as const)(
+    'revoke sends the token with token_type_hint=%s, kept alive',
+    async (hint) => {
+      const network = vi.fn<Network>(async () => new Response(null, { status: 200 }));
+      await revoke(serverOn(network), 'tok-1', hint);
+      const [request] = network.mock.calls[0];
+      expect([request.method, request.url]).toEqual(['POST', `${SERVER}/revoke`]);
+      const form = new URLSearchParams(await request.text());
+      expect(Object.fromEntries(form)).toEqual({ token: 'tok-1', token_type_hint: hint, client_id: 'spa' });
+      expect(request.keepalive).toBe(true);
+      expect(request.credentials).toBe('omit');
+    },
+  );
+
+  it('revoke rejects when the endpoint refuses, for the caller to ignore', async () => {
+    const network = vi.fn<Network>(async () => json({ error: 'unsupported_token_type' }, 400));
+    await expect(revoke(serverOn(network), 'tok-1', 'access_token')).rejects.toBeDefined();
+  });
+
+  it('endSessionRequest is a POST of id_token_hint, client_id, post_logout_redirect_uri and a fresh state', () => {
+    const server = serverOn(vi.fn());
+    const first = endSessionRequest(server, 'id.token.x');
+    expect(first).toEqual({
+      url: `${SERVER}/end`,
+      fields: {
+        id_token_hint: 'id.token.x',
+        client_id: 'spa',
+        post_logout_redirect_uri: 'https://app.example.test/',
+        state: first!.state,
+      },
+      state: expect.stringMatching(/^[\w-]{22,}$/),
+    });
+    expect(endSessionRequest(server, 'id.token.x')!.state).not.toBe(first!.state);
+  });
+
+  it('endSessionRequest without an ID token has no hint, and without an endpoint is nothing', () => {
+    expect(endSessionRequest(serverOn(vi.fn()), undefined)?.fields).not.toHaveProperty('id_token_hint');
+    expect(endSessionRequest(serverOn(vi.fn(), { end_session_endpoint: undefined }), 'id.token.x')).toBeUndefined();
+  });
 });

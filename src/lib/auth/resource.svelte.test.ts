@@ -218,15 +218,81 @@ describe('against the store contract', () => {
     },
   );
 
-  it('an http_error carries the status and the start of the response text, cleaned and bounded', async () => {
+  it('an http_error carries the status and the first 200 characters of the response text, as sent', async () => {
     session.set(signedIn());
     const body = `{"error":"invalid_request","error_description":"title\u202e too long"}${'x'.repeat(5000)}`;
     const resource = watch(createResource(session, (async () => new Response(body, { status: 400 })) as typeof fetch, URL_));
     await vi.waitFor(() => expect(get(resource).status).toBe('error'));
-    const error = get(resource).error!;
-    expect(error).toMatchObject({ code: 'http_error', status: 400 });
-    expect(error.text?.startsWith('{"error":"invalid_request","error_description":"title too long"}')).toBe(true);
-    expect(error.text!.length).toBeLessThanOrEqual(200);
+    expect(get(resource).error).toMatchObject({ code: 'http_error', status: 400, text: body.slice(0, 200) });
+  });
+
+  it('an http_error reads only the start of the body, then cancels it', async () => {
+    session.set(signedIn());
+    let pulls = 0;
+    const cancelled = vi.fn();
+    const endless = new ReadableStream<Uint8Array>({
+      pull: (c) => (pulls++, c.enqueue(new TextEncoder().encode('y'.repeat(64)))),
+      cancel: cancelled,
+    });
+    const resource = watch(createResource(session, (async () => new Response(endless, { status: 503 })) as typeof fetch, URL_));
+    await vi.waitFor(() => expect(get(resource).status).toBe('error'));
+    expect(get(resource).error).toMatchObject({ code: 'http_error', status: 503, text: 'y'.repeat(200) });
+    expect(pulls).toBeLessThan(10);
+    expect(cancelled).toHaveBeenCalled();
+  });
+
+  it('an http_error with no body has empty text', async () => {
+    session.set(signedIn());
+    const resource = watch(createResource(session, (async () => new Response(null, { status: 404 })) as typeof fetch, URL_));
+    await vi.waitFor(() => expect(get(resource).status).toBe('error'));
+    expect(get(resource).error).toMatchObject({ code: 'http_error', status: 404, text: '' });
+  });
+
+  describe('any failure ends in the error state with an AuthError, never an unhandled rejection', () => {
+    let rejections: unknown[];
+    const onRejection = (event: PromiseRejectionEvent) => rejections.push(event.reason);
+    beforeEach(() => {
+      rejections = [];
+      window.addEventListener('unhandledrejection', onRejection);
+    });
+    afterEach(() => window.removeEventListener('unhandledrejection', onRejection));
+
+    async function failsWith(fetcher: typeof fetch, options: Parameters<typeof createResource>[3] = {}) {
+      session.set(signedIn());
+      const resource = watch(createResource(session, fetcher, URL_, options));
+      await vi.waitFor(() => expect(get(resource).status).toBe('error'));
+      await settle();
+      expect(rejections).toEqual([]);
+      const { error } = get(resource);
+      expect(error).toBeInstanceOf(AuthError);
+      expect(error?.cause).toBeUndefined();
+      return error!;
+    }
+
+    it('a read that throws: invalid_response', async () => {
+      const read = () => Promise.reject(new Error('cannot parse'));
+      expect((await failsWith((async () => json({ n: 1 })) as typeof fetch, { read })).code).toBe('invalid_response');
+    });
+
+    it('a read that throws synchronously: invalid_response', async () => {
+      const read = () => {
+        throw new RangeError('bad');
+      };
+      expect((await failsWith((async () => json({ n: 1 })) as typeof fetch, { read })).code).toBe('invalid_response');
+    });
+
+    it('a read that throws an AuthError keeps its code', async () => {
+      const read = () => Promise.reject(new AuthError('forbidden_origin'));
+      expect((await failsWith((async () => json({ n: 1 })) as typeof fetch, { read })).code).toBe('forbidden_origin');
+    });
+
+    it('malformed JSON: invalid_response', async () => {
+      expect((await failsWith((async () => new Response('{"n":')) as typeof fetch)).code).toBe('invalid_response');
+    });
+
+    it('a fetch that rejects with something that is no AuthError: invalid_response', async () => {
+      expect((await failsWith((() => Promise.reject(new TypeError('boom'))) as typeof fetch)).code).toBe('invalid_response');
+    });
   });
 
   it('mutate() sets the data without a request, from a value or from the old data', async () => {

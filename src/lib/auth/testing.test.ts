@@ -1,7 +1,8 @@
-// The test kit: an Auth that behaves as createAuth's does for a view, without a network.
+// The test kit: an Auth that behaves as createAuth's does for a view, without a network: it runs
+// production's session policy (core.ts), so errors, challenges and transitions are the real ones.
 import { get } from 'svelte/store';
 import { describe, expect, it, vi } from 'vitest';
-import { AuthError } from '.';
+import { AuthError, type SessionStatus } from '.';
 import { createTestAuth, TEST_TOKEN } from './testing';
 
 const API = 'https://api.example.test';
@@ -117,8 +118,117 @@ describe('createTestAuth', () => {
     const resource = auth.resource(`${API}/items/a`);
     const stop = resource.subscribe(() => {});
     await vi.waitFor(() => expect(get(resource).status).toBe('error'));
-    expect(get(resource).error).toMatchObject({ code: 'http_error', status: 500, text: `${'x'.repeat(199)}…` });
+    expect(get(resource).error).toMatchObject({ code: 'http_error', status: 500, text: 'x'.repeat(200) });
     stop();
+  });
+
+  it('apiOrigins are origins however written: with or without a trailing slash', async () => {
+    const auth = createTestAuth({ apiOrigins: [`${API}/`], handler: () => new Response('ok') });
+    expect((await auth.fetch(`${API}/x`)).status).toBe(200);
+    expect(await codeOf(auth.fetch('https://api.example.test.evil/x'))).toBe('forbidden_origin');
+  });
+});
+
+describe("production's policy", () => {
+  it('a handler throwing a TypeError (the network failing) rejects fetch with unreachable, naming the host', async () => {
+    const auth = createTestAuth({ apiOrigins: [API], handler: () => Promise.reject(new TypeError('Failed to fetch')) });
+    await expect(auth.fetch(`${API}/x`)).rejects.toMatchObject({ code: 'unreachable', host: 'api.example.test' });
+    const syncThrow = createTestAuth({
+      apiOrigins: [API],
+      handler: () => {
+        throw new TypeError('Failed to fetch');
+      },
+    });
+    expect(await codeOf(syncThrow.fetch(`${API}/x`))).toBe('unreachable');
+  });
+
+  it('a resource over an unreachable handler shows error with that code, and nothing is left unhandled', async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (event: PromiseRejectionEvent) => rejections.push(event.reason);
+    window.addEventListener('unhandledrejection', onRejection);
+    const auth = createTestAuth({ apiOrigins: [API], handler: () => Promise.reject(new TypeError('Failed to fetch')) });
+    const resource = auth.resource(`${API}/items`);
+    const stop = resource.subscribe(() => {});
+    await vi.waitFor(() => expect(get(resource).status).toBe('error'));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    window.removeEventListener('unhandledrejection', onRejection);
+    expect(get(resource).error).toBeInstanceOf(AuthError);
+    expect(get(resource).error?.code).toBe('unreachable');
+    expect(rejections).toEqual([]);
+    stop();
+  });
+
+  it('a 401 with WWW-Authenticate: Bearer error="invalid_token" ends the session as expired', async () => {
+    const handler = vi.fn(
+      () => new Response(null, { status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } }),
+    );
+    const auth = createTestAuth({ apiOrigins: [API], handler });
+    expect(await codeOf(auth.fetch(`${API}/x`))).toBe('session_expired');
+    expect(auth.session.current).toMatchObject({ status: 'expired', user: null, error: { code: 'session_expired' } });
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(await codeOf(auth.fetch(`${API}/x`))).toBe('unauthenticated');
+  });
+
+  it('a resource whose token is refused is unauthenticated, the session expired', async () => {
+    const auth = createTestAuth({
+      apiOrigins: [API],
+      handler: () => new Response(null, { status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } }),
+    });
+    const resource = auth.resource(`${API}/items`);
+    const stop = resource.subscribe(() => {});
+    await vi.waitFor(() => expect(get(resource).status).toBe('unauthenticated'));
+    expect(auth.session.current.status).toBe('expired');
+    stop();
+  });
+
+  it('a 403 insufficient_scope is that code, and the session stays', async () => {
+    const auth = createTestAuth({
+      apiOrigins: [API],
+      handler: () => new Response(null, { status: 403, headers: { 'www-authenticate': 'Bearer error="insufficient_scope"' } }),
+    });
+    expect(await codeOf(auth.fetch(`${API}/x`))).toBe('insufficient_scope');
+    expect(auth.session.current.status).toBe('signed-in');
+  });
+
+  it('a redirect from the handler is invalid_response, never followed', async () => {
+    const handler = vi.fn(() => new Response(null, { status: 302, headers: { location: `${API}/elsewhere` } }));
+    const auth = createTestAuth({ apiOrigins: [API], handler });
+    expect(await codeOf(auth.fetch(`${API}/x`))).toBe('invalid_response');
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('the start state', () => {
+  it.each<[SessionStatus, unknown]>([
+    ['loading', null],
+    ['signed-out', null],
+    ['redirecting', null],
+    ['expired', { code: 'session_expired' }],
+    ['error', { code: 'authorization_failed' }],
+  ])('status %s is where it starts, whatever the user; fetch is unauthenticated', async (status, error) => {
+    const handler = vi.fn(() => new Response());
+    const auth = createTestAuth({ status, user: { name: 'Alice' }, apiOrigins: [API], handler });
+    expect(auth.session.current).toEqual({ status, user: null, expiresAt: null, error });
+    expect(await codeOf(auth.fetch(`${API}/x`))).toBe('unauthenticated');
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('status signed-in is signed in with the user (sub test-user without one)', () => {
+    expect(createTestAuth({ status: 'signed-in', user: { name: 'Alice' } }).session.current).toMatchObject({
+      status: 'signed-in',
+      user: { sub: 'test-user', name: 'Alice' },
+    });
+    expect(createTestAuth({ status: 'signed-in', user: null }).session.current.user).toEqual({ sub: 'test-user' });
+  });
+
+  it('from another status, signIn() signs the given user in', async () => {
+    const auth = createTestAuth({ status: 'expired', user: { sub: 'alice' } });
+    await auth.signIn();
+    expect(auth.session.current).toMatchObject({ status: 'signed-in', user: { sub: 'alice' }, error: null });
+  });
+
+  it('start() hands back nothing, as createAuth does without a callback', async () => {
+    expect(await createTestAuth().start()).toEqual({});
   });
 });
 

@@ -27,6 +27,21 @@ const HOUR_MS = 60 * 60 * 1000;
 /** Where relative URLs resolve without a DOM. */
 const NO_PAGE = 'http://localhost/';
 
+/**
+ * The handler's answer as the network gives it: an abort rejects the request whatever the handler is
+ * doing, and the response carries the URL it answers, as fetch's does.
+ */
+function answer(request: Request, handler: NonNullable<TestAuthOptions['handler']>): Promise<Response> {
+  const { signal } = request;
+  return new Promise<Response>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    Promise.resolve()
+      .then(() => handler(request))
+      .then((response) => resolve(Object.defineProperty(response, 'url', { value: response.url || request.url })), reject);
+  });
+}
+
 /** The error each failed start state shows. */
 const START_ERRORS: Partial<Record<SessionStatus, SessionState['error']>> = {
   expired: { code: 'session_expired' },
@@ -44,7 +59,7 @@ export function createTestAuth<C extends Claims = StandardClaims>({
   const start = status ?? (user ? 'signed-in' : 'signed-out');
   const core = createCore<C>({
     server: () => ({ timeoutMs: 15_000 }),
-    network: async (request) => handler(request),
+    network: (request) => answer(request, handler),
     // The test token has no refresh token: a refused token ends the session, as it would in production.
     refresh: () => Promise.reject(new Error('the test kit has no refresh token')),
     allowed: apiOrigins,
