@@ -60,12 +60,81 @@ function signInPathChunk(): Plugin {
   };
 }
 
+/**
+ * Vite wraps every dynamic import in a helper that first preloads the imported chunk's own imports.
+ * Here every lazy chunk imports only the sign-in path chunk, loaded before any of them: the helper
+ * would preload nothing, and would be the largest thing a lazy route adds to the sign-in path.
+ */
+const plainDynamicImports: Plugin = {
+  name: 'plain-dynamic-imports',
+  apply: 'build',
+  enforce: 'post',
+  renderChunk(code) {
+    const plain = code.replace(/__vitePreload\(([\s\S]*?),\s*__VITE_PRELOAD__,\s*import\.meta\.url\s*\)/g, '($1)()');
+    return plain === code ? null : { code: plain, map: null };
+  },
+};
+
+/** oauth4webapi's error helpers and classes, whose first argument is prose for developers. */
+const OAUTH_ERRORS = new Set([
+  'OPE',
+  'CodedTypeError',
+  'UnsupportedOperationError',
+  'OperationProcessingError',
+  'ResponseBodyError',
+  'AuthorizationResponseError',
+  'WWWAuthenticateChallengeError',
+  'TypeError',
+  'Error',
+]);
+
+/**
+ * oauth4webapi explains every failure in a sentence: more than half its bytes, and half the sign-in
+ * path's gzip. The app shows none of it: it branches on each error's class, `code` and `error`, which
+ * stay, as does `cause`. Production builds drop the sentences, as Svelte's and React's do; development
+ * and the tests run the library as published.
+ */
+const oauthErrorsWithoutProse: Plugin = {
+  name: 'oauth-errors-without-prose',
+  apply: 'build',
+  transform: {
+    filter: { id: /[\\/]oauth4webapi[\\/]build[\\/]index\.js$/ },
+    handler(code) {
+      const spans: [number, number][] = [];
+      const visit = (node: unknown): void => {
+        if (Array.isArray(node)) return node.forEach(visit);
+        if (!node || typeof node !== 'object') return;
+        const { type, callee, arguments: args } = node as { type?: string; callee?: { name?: string }; arguments?: unknown[] };
+        const [message] = (args ?? []) as { type: string; start: number; end: number }[];
+        const prose =
+          message &&
+          (message.type === 'TemplateLiteral' ||
+            (message.type === 'Literal' && typeof (message as { value?: unknown }).value === 'string'));
+        if ((type === 'CallExpression' || type === 'NewExpression') && OAUTH_ERRORS.has(callee?.name ?? '') && prose) {
+          spans.push([message.start, message.end]);
+        }
+        for (const value of Object.values(node)) if (value && typeof value === 'object') visit(value);
+      };
+      visit(this.parse(code));
+      let out = code;
+      for (const [start, end] of spans.sort((a, b) => b[0] - a[0])) out = out.slice(0, start) + "''" + out.slice(end);
+      return { code: out, map: null };
+    },
+  },
+};
+
 const loopbackHosts = ['localhost', '127.0.0.1', '.localhost'];
 
 export default defineConfig({
   // Relative asset URLs, so the static files work from any path they are deployed under.
   base: './',
-  plugins: [svelte({ compilerOptions: { discloseVersion: false, runes: true } }), securityHeadersPlugin, signInPathChunk()],
+  plugins: [
+    svelte({ compilerOptions: { discloseVersion: false, runes: true } }),
+    securityHeadersPlugin,
+    signInPathChunk(),
+    plainDynamicImports,
+    oauthErrorsWithoutProse,
+  ],
   server: { host: '127.0.0.1', port: 5173, strictPort: true, allowedHosts: loopbackHosts },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, allowedHosts: loopbackHosts },
   build: {

@@ -99,14 +99,14 @@ describe('App', () => {
   it('routes by hash', async () => {
     renderApp(createTestAuth({ user: ALICE }));
     expect((await heading()).textContent).toContain(ALICE.name);
-    expect(screen.getByRole('link', { name: 'API' }).classList.contains('active')).toBe(false);
+    expect(screen.getByRole('link', { name: 'API' }).hasAttribute('aria-current')).toBe(false);
     at('#/profile');
     await screen.findByText(ALICE.email);
     at('#/api');
     await vi.waitFor(() => expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Demo API'));
-    // The router's active action marks the page's link.
-    await vi.waitFor(() => expect(screen.getByRole('link', { name: 'API' }).classList.contains('active')).toBe(true));
-    expect(screen.getByRole('link', { name: 'Notes' }).classList.contains('active')).toBe(false);
+    // The router's location marks the page's link for people and assistive technology.
+    await vi.waitFor(() => expect(screen.getByRole('link', { name: 'API' }).getAttribute('aria-current')).toBe('page'));
+    expect(screen.getByRole('link', { name: 'Notes' }).hasAttribute('aria-current')).toBe(false);
   });
 
   it('an unknown path shows the not-found page', async () => {

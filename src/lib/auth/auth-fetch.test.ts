@@ -1,5 +1,5 @@
 // auth.fetch: a drop-in fetch; where the token may go, how it goes, and what a 401/403 leads to.
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useAuthHarness } from '../../testing/auth-harness';
 import { API_ORIGIN, API_URL, USERINFO_URL, challenge, deferred, json, testConfig } from '../../testing/fake-idp';
 import type { AppConfig } from '../../config';

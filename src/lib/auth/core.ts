@@ -1,7 +1,7 @@
 // The session policy that createAuth and the test kit share, so they cannot drift: the session's
 // transitions, the tokens and their renewal, fetch with its allow-list, challenges and error
 // conversion, and resources. What differs is only where requests go and how a session begins.
-import { createAuthFetch, originSet } from './fetch';
+import type { AuthFetchParts } from './fetch';
 import type { Network } from './http';
 import type { Claims, Server, TokenSet } from './protocol';
 import { createRenewal } from './renewal';
@@ -35,7 +35,17 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
       state.expired(err);
     },
   });
-  const fetch = createAuthFetch({ ...parts, renewal, allowed: originSet(parts.allowed) });
+  const fetchParts: AuthFetchParts = {
+    ...parts,
+    renewal,
+    allowed: new Set([...parts.allowed].map((url) => new URL(url).origin)),
+  };
+  // No view on the sign-in path calls the API: auth.fetch loads with the first call, not with the page.
+  let loading: Promise<typeof globalThis.fetch> | undefined;
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    loading ??= import('./fetch').then(({ createAuthFetch }) => createAuthFetch(fetchParts));
+    return (await loading)(input, init);
+  };
   return {
     state,
     renewal,

@@ -1,7 +1,7 @@
 // auth.fetch: fetch with the access token, for allow-listed origins only (RFC 6750 §2.1, RFC 9449 §7).
 import * as oauth from 'oauth4webapi';
 import { AuthError, challengeError, toAuthError } from './errors';
-import { resourceRequestOptions, type Network } from './http';
+import { boundedFetch, insecure, type Network, type RequestLimits } from './http';
 import { withNonce, type Server } from './protocol';
 import type { Renewal } from './renewal';
 
@@ -10,16 +10,13 @@ export interface AuthFetchParts {
   server: () => Pick<Server, 'timeoutMs' | 'dpop'>;
   network: Network;
   renewal: Renewal;
-  /** Origins that may receive the token. */
+  /** Origins that may receive the token, as bare origins (`https://api.example.com/` is `https://api.example.com`). */
   allowed: Set<string>;
   /** The page's URL, which relative URLs resolve against. */
   base: () => string;
   /** Cap on a response's size; none by default (the body streams). */
   maxBytes?: number;
 }
-
-/** Bare origins, so `https://api.example.com/` and `https://api.example.com` are one entry. */
-export const originSet = (urls: Iterable<string>) => new Set([...urls].map((url) => new URL(url).origin));
 
 /**
  * The URL `input` names (relative ones against `base`) when it may carry the token, else AuthError
@@ -31,6 +28,21 @@ export function allowedUrl(input: RequestInfo | URL, base: string, allowed: Set<
     throw new AuthError('forbidden_origin');
   }
   return url;
+}
+
+/**
+ * The same for the app's own request: every member the caller set is sent as set (a fresh copy of
+ * `template()` per attempt, so the body can be sent again); oauth4webapi adds only the headers.
+ */
+function resourceRequestOptions(network: Network, url: URL, limits: RequestLimits, template: () => Request) {
+  return {
+    [oauth.customFetch]: boundedFetch(
+      network,
+      limits,
+      (_href, init, signal) => new Request(template(), { headers: init.headers, signal, redirect: 'manual' }),
+    ),
+    [oauth.allowInsecureRequests]: insecure(url),
+  };
 }
 
 /**

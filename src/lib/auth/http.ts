@@ -44,7 +44,7 @@ async function readCapped(response: Response, maxBytes: number, host: string): P
  * followed (it could carry the token to another host), failures as AuthErrors naming the host.
  * `request` builds what is sent from oauth4webapi's request and the combined signal.
  */
-function boundedFetch(
+export function boundedFetch(
   network: Network,
   { timeoutMs, maxBytes, signal }: RequestLimits,
   request: (url: string, init: OAuthInit, signal: AbortSignal) => Request,
@@ -72,7 +72,7 @@ function boundedFetch(
   };
 }
 
-const insecure = (url: string | URL) => {
+export const insecure = (url: string | URL) => {
   const { protocol, hostname } = new URL(url);
   return protocol === 'http:' && isLoopbackHost(hostname);
 };
@@ -98,21 +98,6 @@ export function requestOptions(network: Network, url: string | URL, limits: Requ
           referrerPolicy: 'no-referrer',
           cache: 'no-store',
         }),
-    ),
-    [oauth.allowInsecureRequests]: insecure(url),
-  };
-}
-
-/**
- * The same for the app's own request: every member the caller set is sent as set (a fresh copy of
- * `template()` per attempt, so the body can be sent again); oauth4webapi adds only the headers.
- */
-export function resourceRequestOptions(network: Network, url: URL, limits: RequestLimits, template: () => Request) {
-  return {
-    [oauth.customFetch]: boundedFetch(
-      network,
-      limits,
-      (_href, init, signal) => new Request(template(), { headers: init.headers, signal, redirect: 'manual' }),
     ),
     [oauth.allowInsecureRequests]: insecure(url),
   };
