@@ -42,6 +42,8 @@ describe('Api', () => {
     });
     renderView(Api, auth);
     expect((await screen.findByRole('status')).textContent).toBe('Calling the API…');
+    // The request reaches the API once auth.fetch has loaded: answer it then.
+    await vi.waitFor(() => expect(answer).toBeTypeOf('function'));
     answer(json({ ok: true }));
     expect(await result()).toEqual({ ok: true });
     expect(screen.queryByRole('status')).toBeNull();

@@ -34,7 +34,7 @@ export function allowedUrl(input: RequestInfo | URL, base: string, allowed: Set<
  * The same for the app's own request: every member the caller set is sent as set (a fresh copy of
  * `template()` per attempt, so the body can be sent again); oauth4webapi adds only the headers.
  */
-function resourceRequestOptions(network: Network, url: URL, limits: RequestLimits, template: () => Request) {
+export function resourceRequestOptions(network: Network, url: URL, limits: RequestLimits, template: () => Request) {
   return {
     [oauth.customFetch]: boundedFetch(
       network,

@@ -4,7 +4,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import { AuthError } from './errors';
-import { isLoopbackHost, requestOptions, resourceRequestOptions, type Network, type RequestLimits } from './http';
+import { isLoopbackHost, requestOptions, type Network, type RequestLimits } from './http';
+import { resourceRequestOptions } from './fetch';
 
 const URL_ = 'https://api.example.test/x';
 
