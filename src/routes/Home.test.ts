@@ -11,7 +11,7 @@ const heading = () => screen.getByRole('heading', { level: 1 }).textContent;
 const claim = (name: string) => document.querySelector(`[data-claim="${name}"]`)?.textContent;
 
 describe('Home', () => {
-  it('signed out: no claims, and "Sign in" starts a sign-in with the default return (the profile), then greets', async () => {
+  it('signed out: no claims, and "Sign in" starts a sign-in that returns to the profile, then greets', async () => {
     const auth = createTestAuth({ user: null });
     const signIn = vi.spyOn(auth, 'signIn');
     renderView(Home, auth);
@@ -19,7 +19,7 @@ describe('Home', () => {
     expect(document.querySelector('[data-claim]')).toBeNull();
     await fireEvent.click(screen.getByRole('button', { name: 'Sign in' }));
     expect(signIn).toHaveBeenCalledTimes(1);
-    expect(signIn.mock.calls[0][0]?.returnTo).toBeUndefined();
+    expect(signIn.mock.calls[0][0]?.returnTo).toBe('/profile');
     await vi.waitFor(() => expect(heading()).toBe('Hello, there'));
     expect(claim('sub')).toBe('test-user');
   });
