@@ -60,19 +60,21 @@ export interface Verdict {
   ms: number;
 }
 
-/** In-page check for an end state: a visible alert, a signed-in page, or (if allowed) a signed-out page. */
+/**
+ * In-page check for an end state: a visible alert, a signed-in page, or (if allowed) a signed-out page.
+ * Signed in is what only a signed-in session shows (the claims, the header's username), never the
+ * "Sign out" button: the app offers it in failed and expired states too, where the alert is loaded on
+ * demand and may arrive a moment after the button, so a page with it and no alert is still working.
+ */
 function endState({ appOrigin, allowSignedOut }: { appOrigin: string; allowSignedOut: boolean }): string | false {
   if (location.origin !== appOrigin || document.readyState === 'loading') return false;
   const shown = (e: Element) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
   const text = (e: Element) => (e.textContent ?? '').trim();
   if ([...document.querySelectorAll('[role="alert"]')].some((e) => shown(e) && text(e))) return 'alert';
   if ([...document.querySelectorAll('[role="status"]')].some((e) => shown(e) && text(e))) return false; // still working
+  if (document.querySelector('[data-claim], .who')) return 'signedIn';
   const controls = [...document.querySelectorAll('button, a')].filter(shown);
-  if (
-    document.querySelector('[data-claim]') ||
-    controls.some((b) => /^sign out$/i.test(text(b)) || /your profile/i.test(text(b)))
-  )
-    return 'signedIn';
+  if (controls.some((b) => /^sign out$/i.test(text(b)))) return false; // a failure whose alert is on its way
   if (allowSignedOut && controls.some((b) => b.tagName === 'BUTTON' && /^sign in$/i.test(text(b)))) return 'signedOut';
   return false;
 }
@@ -96,8 +98,8 @@ async function probe(page: Page): Promise<PageProbe> {
         [...document.querySelectorAll('[data-claim]')].map((e) => [e.getAttribute('data-claim') ?? '', text(e)]),
       ),
       headings: [...document.querySelectorAll('h1, h2')].map(text).join(' | '),
+      who: ((e) => (e ? text(e) : null))(document.querySelector('.who')),
       signOut: controls.some((b) => /^sign out$/i.test(text(b))),
-      profileLink: controls.some((b) => /your profile/i.test(text(b))),
       pwned: w.__pwned !== undefined,
       polluted: 'polluted' in {} || Object.getOwnPropertyNames(Object.prototype).includes('polluted'),
       injected: [...document.querySelectorAll('[data-pwn]')].map((e) => e.outerHTML.slice(0, 200)),

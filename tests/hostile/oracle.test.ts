@@ -2,7 +2,7 @@
 // acceptance is caught. Guards against an oracle that silently passes everything.
 import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { judge, type Expectation, type Observation, type PageProbe, type SentRequest } from './oracle';
+import { judge, PLACEHOLDER, type Expectation, type Observation, type PageProbe, type SentRequest } from './oracle';
 import { requestRules } from './rules';
 import { USER, type LoggedRequest } from './server';
 
@@ -51,9 +51,9 @@ const page = (extra: Partial<PageProbe> = {}): PageProbe => ({
   alert: null,
   errorCodes: [],
   claims: { ...USER },
-  headings: USER.name,
+  headings: `Hello, ${USER.name}`,
+  who: USER.preferred_username,
   signOut: true,
-  profileLink: false,
   pwned: false,
   polluted: false,
   injected: [],
@@ -167,13 +167,17 @@ describe('hostile oracle', () => {
     ['token request after a bad authorization response', () => undefined, /token request\(s\) after the bad input/, rejected],
     [
       'no alert after a bad input',
-      (obs) => (obs.judged[0] = { ...page({ claims: {}, signOut: false }), end: 'alert' }),
+      (obs) => (obs.judged[0] = { ...page({ claims: {}, headings: 'Welcome', who: null, signOut: false }), end: 'alert' }),
       /no visible role="alert"/,
       rejected,
     ],
     [
       'a session lost right after sign-in',
-      (obs) => (obs.judged[0] = { ...page({ claims: {}, signOut: false, alert: 'Expired' }), end: 'signedIn' }),
+      (obs) =>
+        (obs.judged[0] = {
+          ...page({ claims: {}, headings: 'Welcome', who: null, signOut: false, alert: 'Expired' }),
+          end: 'signedIn',
+        }),
       /lost the session/,
       { outcome: 'any' },
     ],
@@ -268,9 +272,9 @@ describe('claims as display text (issue 9)', () => {
     ],
     [
       'an alert shown instead of the profile',
-      showing({}, { claims: {}, signOut: false, alert: 'An answer could not be accepted.' }),
+      showing({}, { claims: {}, headings: 'Welcome', who: null, signOut: false, alert: 'An answer could not be accepted.' }),
       asText({ name: MARKUP }),
-      /alert instead of a profile[^]*does not greet/,
+      /alert instead of a profile[^]*not signed in/,
     ],
   ];
   for (const [name, obs, expectation, expected] of failures) {
@@ -286,6 +290,149 @@ describe('claims as display text (issue 9)', () => {
     expect(judge(obs, asText({ name: MARKUP })).join('\n')).toMatch(
       /canary \(attacker\)[^]*non-allow-listed origin: GET .*\/img/,
     );
+  });
+});
+
+describe('what counts as signed in', () => {
+  /** The page a failed sign-in ends on: the alert, the start page, and "Sign out" (the app knew a failure). */
+  const failed = (extra: Partial<PageProbe> = {}) => {
+    const obs = cleanSignIn();
+    // The bad input came after the honest requests, so only the page is judged.
+    obs.markSeq = 3;
+    const p = page({
+      url: `${o.app}/`,
+      claims: {},
+      headings: 'Welcome',
+      who: null,
+      signOut: true,
+      alert: 'The identity service could not sign you in.',
+      ...extra,
+    });
+    obs.all = [p];
+    obs.judged = [{ ...p, end: 'alert' }];
+    return obs;
+  };
+
+  test('a "Sign out" button alone is not judged signed in', () => {
+    expect(judge(failed(), rejected)).toEqual([]);
+    expect(judge(failed({ alert: null }), { ...rejected, allowSignedOut: true })).toEqual([]);
+  });
+
+  test('a "Sign out" button alone does not pass for a sign-in', () => {
+    expect(judge(failed({ alert: null }), signedIn).join('\n')).toMatch(/not signed in .*only "Sign out"/);
+  });
+
+  test('a signed-in page is still judged signed in, with or without "Sign out"', () => {
+    for (const signOut of [true, false]) {
+      const obs = cleanSignIn();
+      obs.markSeq = 3;
+      obs.all[0].signOut = obs.judged[0].signOut = signOut;
+      expect(judge(obs, rejected).join('\n')).toMatch(/reached a signed-in state .*claims .*greeting .*username "ada"/);
+      expect(judge(cleanSignIn(), signedIn)).toEqual([]);
+    }
+  });
+
+  const alone: [string, Partial<PageProbe>, RegExp][] = [
+    ['the claims list', { claims: { ...USER } }, /reached a signed-in state .*: claims \{/],
+    ['the greeting', { headings: 'Hello, Ada Hostile' }, /reached a signed-in state .*: greeting "Hello, Ada Hostile"$/m],
+    ['the username in the header', { who: 'ada' }, /reached a signed-in state .*: username "ada" in the header$/m],
+    ['an empty username element in the header', { who: '' }, /reached a signed-in state .*: username "" in the header$/m],
+  ];
+  for (const [name, shows, expected] of alone) {
+    test(`${name} alone, beside an alert, is judged signed in`, () => {
+      expect(judge(failed({ signOut: false, ...shows }), rejected).join('\n')).toMatch(expected);
+    });
+  }
+
+  test('the header must name the signed-in user as text', () => {
+    const obs = cleanSignIn();
+    obs.all[0].who = obs.judged[0].who = 'mallory';
+    expect(judge(obs, signedIn).join('\n')).toMatch(/header shows username "mallory" instead of "ada"/);
+    obs.all[0].who = obs.judged[0].who = 'ad\u200Ba';
+    expect(judge(obs, signedIn).join('\n')).toMatch(/username shown with invisible U\+200B/);
+  });
+});
+
+describe('claims that are not strings (shown as a placeholder)', () => {
+  const placeholder = (claim: string): Expectation => ({ outcome: 'signedIn', asPlaceholder: [claim] });
+  const showing = (claims: Record<string, string>, extra: Partial<PageProbe> = {}) => {
+    const obs = cleanSignIn();
+    const p = page({ claims: { ...USER, ...claims }, ...extra });
+    obs.all = [p];
+    obs.judged = [{ ...p, end: 'signedIn' }];
+    return obs;
+  };
+
+  test('the placeholder passes, with the greeting falling back to the username', () => {
+    expect(judge(showing({ name: PLACEHOLDER }, { headings: 'Hello, ada' }), placeholder('name'))).toEqual([]);
+    expect(judge(showing({ email: PLACEHOLDER }), placeholder('email'))).toEqual([]);
+    expect(judge(showing({ preferred_username: PLACEHOLDER }, { who: '' }), placeholder('preferred_username'))).toEqual([]);
+  });
+
+  test('a greeting without claims falls back to the username when the name is not a string', () => {
+    const obs = showing({}, { claims: {}, headings: 'Hello, ada' });
+    expect(judge(obs, placeholder('name'))).toEqual([]);
+    expect(judge(showing({}, { claims: {}, headings: 'Hello, 42' }), placeholder('name')).join('\n')).toMatch(
+      /does not greet "ada"/,
+    );
+  });
+
+  const shownAs: [string, string, Partial<PageProbe>, RegExp][] = [
+    ['email', '[object Object]', {}, /profile shows email "\[object Object\]" instead of the placeholder "—"/],
+    ['name', '42', {}, /profile shows name "42" instead of the placeholder/],
+    ['name', 'null', {}, /profile shows name "null" instead of the placeholder/],
+    ['name', '<b data-pwn>bold</b>', {}, /profile shows name "<b data-pwn>bold<\/b>" instead of the placeholder/],
+    ['name', 'bold', { injected: ['<b data-pwn>bold</b>'] }, /payload markup became DOM/],
+    ['preferred_username', 'ada,admin', {}, /profile shows preferred_username "ada,admin" instead of the placeholder/],
+    ['preferred_username', PLACEHOLDER, { who: 'ada,admin' }, /header shows username "ada,admin" instead of nothing or "—"/],
+  ];
+  for (const [claim, shown, extra, expected] of shownAs) {
+    test(`catches ${claim} shown as ${JSON.stringify(extra.who ?? shown)}`, () => {
+      expect(judge(showing({ [claim]: shown }, extra), placeholder(claim)).join('\n')).toMatch(expected);
+    });
+  }
+
+  test('catches a claim left out instead of the placeholder', () => {
+    const obs = showing({});
+    delete obs.judged[0].claims.email;
+    expect(judge(obs, placeholder('email')).join('\n')).toMatch(/profile shows email nowhere instead of the placeholder/);
+  });
+});
+
+describe('server text in the alert and page errors', () => {
+  const alerting = (alert: string) => {
+    const obs = cleanSignIn();
+    obs.markSeq = 3;
+    const p = page({ claims: {}, headings: 'Welcome', who: null, alert });
+    obs.all = [p];
+    obs.judged = [{ ...p, end: 'alert' }];
+    return obs;
+  };
+
+  test('a cleaned, bounded alert passes', () => {
+    expect(judge(alerting(`The service said: “${'A'.repeat(199)}…”`), rejected)).toEqual([]);
+  });
+
+  test('catches invisible characters in the alert', () => {
+    expect(judge(alerting('The service said: “Call \u202E1234\u202C”'), rejected).join('\n')).toMatch(
+      /alert shown with invisible U\+202E, U\+202C/,
+    );
+  });
+
+  test('catches unbounded server text in the alert', () => {
+    expect(judge(alerting(`The service said: “${'A'.repeat(2000)}”`), rejected).join('\n')).toMatch(
+      /alert shows \d+ characters of text \(unbounded server text\)/,
+    );
+  });
+
+  test('catches an uncaught page error', () => {
+    const obs = cleanSignIn();
+    obs.console.push({
+      type: 'pageerror',
+      text: "TypeError: Failed to execute 'set' on 'Headers': Invalid value\n    at x (app.js:1:1)",
+      url: '',
+    });
+    expect(judge(obs, signedIn).join('\n')).toMatch(/uncaught page error: TypeError: Failed to execute 'set' on 'Headers'/);
   });
 });
 

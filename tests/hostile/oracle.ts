@@ -25,6 +25,11 @@ export interface Expectation {
    * claims not named here must be the honest user's.
    */
   asText?: Record<string, string>;
+  /**
+   * Claims the server sent as something other than a string (a number, an object, an array, null):
+   * a signed-in page must show the PLACEHOLDER for them, never the value in any form.
+   */
+  asPlaceholder?: string[];
 }
 
 /** What the DOM of one page showed at the end. */
@@ -35,8 +40,10 @@ export interface PageProbe {
   claims: Record<string, string>;
   /** Text of the page's headings (the signed-in home page greets the user by name). */
   headings: string;
+  /** The header's username (`.who`): shown only while signed in; null when there is no such element. */
+  who: string | null;
+  /** A visible "Sign out" button: shown for any session that knows a person or a failure, so it proves nothing. */
   signOut: boolean;
-  profileLink: boolean;
   pwned: boolean;
   polluted: boolean;
   injected: string[];
@@ -76,7 +83,8 @@ export interface Observation {
   stuck: string[];
 }
 
-const MAX_ALERT = 2000;
+/** Server text in the alert is bounded (200 characters said, 64 of error code): with the app's own words, well under this. */
+const MAX_ALERT = 1000;
 const MAX_PAGE_TEXT = 6000;
 const CALLBACK_PARAMS = [
   'code',
@@ -302,7 +310,7 @@ export function judge(obs: Observation, expect: Expectation): string[] {
     if (p.polluted) problems.push('Object.prototype was polluted by the response');
     for (const el of p.injected) problems.push(`payload markup became DOM: ${short(el)}`);
     for (const el of p.scriptUrls) problems.push(`a javascript: URL reached the DOM: ${short(el)}`);
-    const shownText = { ...p.claims, heading: p.headings };
+    const shownText = { ...p.claims, heading: p.headings, username: p.who ?? '', alert: p.alert ?? '' };
     for (const [k, v] of Object.entries(shownText)) {
       const hidden = [...new Set(v.match(INVISIBLE) ?? [])].map(codePoint);
       if (hidden.length) problems.push(`${k} shown with invisible ${hidden.join(', ')}: ${visible(v)}`);
@@ -313,6 +321,8 @@ export function judge(obs: Observation, expect: Expectation): string[] {
   for (const m of obs.console)
     if (m.text.includes(o.canary) && !m.text.startsWith('[csp-violation]'))
       problems.push(`tried to reach the canary: ${short(m.text)}`);
+  // A bad input must end in an alert, not in an exception the page never handled.
+  for (const m of obs.console) if (m.type === 'pageerror') problems.push(`uncaught page error: ${short(m.text.split('\n')[0])}`);
 
   // 5. Off-origin navigation and pop-ups.
   for (const url of obs.navigations) {
@@ -335,33 +345,71 @@ export function judge(obs: Observation, expect: Expectation): string[] {
   return [...new Set(problems)];
 }
 
+/** What a signed-in page shows for a claim that is not a string. */
+export const PLACEHOLDER = '—';
+
+/**
+ * What on the page only a signed-in session shows: the claims list, the home page's greeting, the
+ * header's username. Not the "Sign out" button: it is offered in every state that knows a person or
+ * a failure (expired, error), so it proves nothing about being signed in.
+ */
+export function signedInBy(p: PageProbe): string[] {
+  const by: string[] = [];
+  if (Object.keys(p.claims).length) by.push(`claims ${JSON.stringify(p.claims)}`);
+  const greeting = p.headings.split(' | ').find((h) => /^hello\b/i.test(h));
+  if (greeting !== undefined) by.push(`greeting ${visible(greeting)}`);
+  if (p.who !== null) by.push(`username ${visible(p.who)} in the header`);
+  return by;
+}
+
 function judgeEnd(p: PageProbe & { end: string }, expect: Expectation): string[] {
   const problems: string[] = [];
-  const signedIn = Object.keys(p.claims).length > 0 || p.signOut || p.profileLink;
+  const shows = signedInBy(p);
+  const signedIn = shows.length > 0;
   const where = `(at ${short(p.url, 80)})`;
   // A session that falls over a frame later (e.g. an expiry timer that overflowed) did not really work.
   if (p.end === 'signedIn' && !signedIn)
     problems.push(`signed in, then lost the session at once ${where}: "${short(p.alert ?? '')}"`);
-  // The profile must show the honest user's claims, or the ones the case sent, as text; the home page greets by name.
+  // The profile must show the honest user's claims, or the ones the case sent, as text (a placeholder
+  // for those that are not strings); the home page greets by name, the header names the user.
+  const placeholders = new Set(expect.asPlaceholder ?? []);
   const want: Record<string, string> = { ...USER, ...expect.asText };
+  for (const k of placeholders) delete want[k];
   const rightClaims = () => {
     if (!Object.keys(p.claims).length) {
-      if (!p.headings.includes(displayText(want.name).slice(0, MIN_SHOWN_TEXT)))
-        problems.push(`signed in, but the page does not greet ${visible(want.name)}: ${visible(p.headings)}`);
-      return;
+      // Greeted as the app does: by name, else by username (a claim that is not a string is not a name).
+      const name = want.name || want.preferred_username || 'there';
+      if (!p.headings.includes(displayText(name).slice(0, MIN_SHOWN_TEXT)))
+        problems.push(`signed in, but the page does not greet ${visible(name)}: ${visible(p.headings)}`);
+    } else {
+      for (const [k, v] of Object.entries(want)) {
+        const wrong = notLiteral(v, p.claims[k]);
+        if (wrong) problems.push(`profile shows ${k} ${wrong}`);
+      }
+      for (const k of placeholders)
+        if (p.claims[k] !== PLACEHOLDER)
+          problems.push(
+            `profile shows ${k} ${p.claims[k] === undefined ? 'nowhere' : visible(p.claims[k])} instead of the placeholder "${PLACEHOLDER}"`,
+          );
     }
-    for (const [k, v] of Object.entries(want)) {
-      const wrong = notLiteral(v, p.claims[k]);
-      if (wrong) problems.push(`profile shows ${k} ${wrong}`);
+    if (p.who !== null) {
+      const username = want.preferred_username;
+      const wrong =
+        username === undefined
+          ? p.who === '' || p.who === PLACEHOLDER
+            ? null
+            : `${visible(p.who)} instead of nothing or "${PLACEHOLDER}"`
+          : notLiteral(username, p.who);
+      if (wrong) problems.push(`header shows username ${wrong}`);
     }
   };
   if (expect.outcome === 'rejected') {
-    if (signedIn)
-      problems.push(`reached a signed-in state ${where}: ${JSON.stringify(p.claims)}${p.signOut ? ' + "Sign out"' : ''}`);
+    if (signedIn) problems.push(`reached a signed-in state ${where}: ${shows.join(', ')}`);
     if (!p.alert && !expect.allowSignedOut) problems.push(`no visible role="alert" message ${where}`);
   } else if (expect.outcome === 'signedIn') {
     if (p.alert) problems.push(`alert instead of a profile: "${short(p.alert)}"`);
-    rightClaims();
+    if (signedIn) rightClaims();
+    else problems.push(`not signed in ${where}: no claims, greeting or username shown${p.signOut ? ' (only "Sign out")' : ''}`);
   } else if (signedIn) {
     rightClaims();
   } else if (!p.alert && !expect.allowSignedOut) {

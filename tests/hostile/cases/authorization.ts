@@ -58,6 +58,21 @@ export const authorizationCases: Case[] = [
         run: async (s) => void (await s.open(s.page, `${s.appUrl}?code=${FORGED_CODE}`)),
       },
       {
+        // A return from the provider's sign-out that this tab never started: a notice, never a sign-in.
+        name: 'forged sign-out return (state only)',
+        run: async (s) => void (await s.open(s.page, `${s.appUrl}?state=${FORGED_STATE}`)),
+        expect: { alert: /signed out here/i },
+      },
+      {
+        name: 'forged sign-out return while signed in',
+        run: async (s) => {
+          await signedIn(s);
+          s.mark();
+          await s.open(s.page, `${s.appUrl}?state=${FORGED_STATE}`);
+        },
+        expect: { alert: /signed out here/i },
+      },
+      {
         name: 'forged access_denied with markup in error_description',
         run: async (s) =>
           void (await s.open(
@@ -124,6 +139,14 @@ export const authorizationCases: Case[] = [
         behaviour: errorResponse((env) => [
           ['error', 'server_error'],
           ['error_description', `<script data-pwn>window.__pwned=1;fetch('${env.canaryUrl}/s')</script>`],
+        ]),
+        expect: { errorCode: 'server_error' },
+      },
+      {
+        name: 'server_error with bidi overrides, zero-width and control characters in error_description',
+        behaviour: errorResponse(() => [
+          ['error', 'server_error'],
+          ['error_description', 'Call \u202E1234-555\u202C support\u200B now\u0000\u2066!\u2069'],
         ]),
         expect: { errorCode: 'server_error' },
       },

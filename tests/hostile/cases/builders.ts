@@ -48,6 +48,24 @@ export const textClaim = (name: string, claim: string, value: (env: Env) => stri
   expect: (env) => ({ outcome: 'signedIn', asText: { [claim]: value(env) } }),
 });
 
+/**
+ * A display claim that is not a string (a number, an object, an array, null): kept in the session as
+ * sent, so the app signs in, but shows the placeholder for it, never the value (no "[object Object]",
+ * no markup from inside it).
+ */
+export const nonStringClaim = (name: string, claim: string, value: (env: Env) => unknown): Variant => ({
+  name,
+  behaviour: (env) => claims({ [claim]: value(env) })(),
+  expect: { outcome: 'signedIn', asPlaceholder: [claim] },
+});
+/** The same `sub` in the ID token and in userinfo, so only the value itself can be refused. */
+export const sameSub = (sub: unknown) => (): Behaviour => ({
+  token: (ctx) => ({ json: { ...ctx.good(), id_token: ctx.idToken({ ...ctx.idClaims(), sub }) } }),
+  userinfo: (ctx) => ({ json: { ...ctx.claims(), sub } }),
+});
+/** `depth` objects nested in one another, the innermost holding a string. */
+export const nested = (depth: number): unknown => (depth === 0 ? 'deep' : { inner: nested(depth - 1) });
+
 /** Sign in honestly first, then give the bad input: used by replay and navigation cases. */
 export const signedIn = async (s: Steps) => {
   const end = await s.signIn();

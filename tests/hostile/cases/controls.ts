@@ -1,9 +1,10 @@
 // Controls: odd but valid answers that must still sign in.
 import type { Case } from '../cases';
 import type { Expectation } from '../oracle';
-import { withGood, dropField, idToken, claims } from './builders';
+import { withGood, dropField, idToken, claims, sameSub, nested } from './builders';
 
 const SIGNED_IN: Expectation = { outcome: 'signedIn' };
+const LONG_SUB = `sub-${'0123456789'.repeat(26)}`.slice(0, 255);
 
 export const controlCases: Case[] = [
   {
@@ -58,6 +59,21 @@ export const controlCases: Case[] = [
           'https://example.test/roles': ['reader'],
           nickname: null,
         }),
+      },
+      { name: 'a claim nested 8 objects deep', input: false, behaviour: claims({ deep: nested(8) }) },
+    ],
+  },
+  {
+    id: 'control-long-sub',
+    title: 'sub of 255 characters, the most OIDC allows',
+    control: true,
+    expect: SIGNED_IN,
+    variants: [
+      {
+        name: 'sub of 255 characters, shown whole',
+        input: false,
+        behaviour: sameSub(LONG_SUB),
+        expect: { asText: { sub: LONG_SUB } },
       },
     ],
   },
