@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 
 import { createApiHandler } from './api.js';
-import { closeServer, listen, pathOf, sendJson, sendNotFound } from './http.js';
+import { closeServer, listen, pathOf, readForm, sendJson, sendNotFound } from './http.js';
 import { createInteractionHandler } from './interactions.js';
 import { createProvider, originsOf, ROUTES } from './provider.js';
 import { createUserDirectory } from './users.js';
@@ -126,11 +126,22 @@ export async function startIdp(options = {}) {
   const callback = provider.callback();
   const interactions = createInteractionHandler(provider, { redirectUris, users: directory });
 
-  handlers.account = (req, res) => {
+  handlers.account = async (req, res) => {
     const path = pathOf(req.url);
     // Userinfo is served on the auth origin only, like the real service.
     if (path === ROUTES.userinfo) return sendNotFound(res);
     if (path.startsWith('/interaction/')) return interactions(req, res, path);
+    if (path === ROUTES.end_session && req.method === 'POST') {
+      // RP-Initiated Logout 1.0 §2: the OP takes the end-session request as a POST as well. oidc-provider
+      // does only with SameSite=None cookies, which need https; on loopback its Lax cookies reach this
+      // same-site POST, so it gets the request as the GET that carries the same parameters.
+      const form = await readForm(req);
+      if (!form) return sendJson(res, 400, { error: 'invalid_request' });
+      req.method = 'GET';
+      req.url = `${path}?${form}`;
+      delete req.headers['content-type'];
+      delete req.headers['content-length'];
+    }
     return callback(req, res);
   };
   handlers.auth = (req, res) => (pathOf(req.url) === ROUTES.userinfo ? callback(req, res) : sendNotFound(res));

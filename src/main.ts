@@ -8,24 +8,32 @@ import { appRoute, routeOf } from './routes';
 
 const target = document.getElementById('app')!;
 
-try {
-  const config = await loadConfig();
-  // For hosts that send no Link header: userinfo's connection opens while the code is exchanged.
-  document.head.append(
-    Object.assign(document.createElement('link'), { rel: 'preconnect', href: config.authUrl, crossOrigin: '' }),
-  );
-  const auth = createAuth(authOptions(config));
-  // A silent restore comes back to the page the person is on.
-  const started = auth.start({ returnTo: routeOf(router) });
-  // The UI mounts in the next task, so the code exchange's request is on its way first; the UI is
-  // built while it is in flight, then shows the claims when they arrive.
-  await new Promise((resolve) => setTimeout(resolve));
-  mount(App, { target, props: { auth, config } });
-  // After a callback, the app shows the page the sign-in was for: only a page of its own.
-  const { returnTo } = await started;
-  if (returnTo !== undefined) await replace(appRoute(returnTo) ?? '/');
-} catch (err) {
-  if (!(err instanceof ConfigError)) throw err;
-  const { default: ConfigErrorPage } = await import('./components/ConfigErrorPage.svelte');
-  mount(ConfigErrorPage, { target, props: { error: err } });
+/**
+ * Not top-level await: the lazy chunks import this one, and a chunk still evaluating would hold their
+ * imports (the configuration error page's, or a route's) until start() settled, or for ever.
+ */
+async function run() {
+  try {
+    const config = await loadConfig();
+    // For hosts that send no Link header: userinfo's connection opens while the code is exchanged.
+    document.head.append(
+      Object.assign(document.createElement('link'), { rel: 'preconnect', href: config.authUrl, crossOrigin: '' }),
+    );
+    const auth = createAuth(authOptions(config));
+    // A silent restore comes back to the page the person is on.
+    const started = auth.start({ returnTo: routeOf(router) });
+    // The UI mounts in the next task, so the code exchange's request is on its way first; the UI is
+    // built while it is in flight, then shows the claims when they arrive.
+    await new Promise((resolve) => setTimeout(resolve));
+    mount(App, { target, props: { auth, config } });
+    // After a callback, the app shows the page the sign-in was for: only a page of its own.
+    const { returnTo } = await started;
+    if (returnTo !== undefined) await replace(appRoute(returnTo) ?? '/');
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const { default: ConfigErrorPage } = await import('./components/ConfigErrorPage.svelte');
+    mount(ConfigErrorPage, { target, props: { error: err } });
+  }
 }
+
+void run();
