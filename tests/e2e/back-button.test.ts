@@ -136,4 +136,29 @@ describe('Back button', () => {
     expect(counted.userinfo).toBeLessThanOrEqual(1);
     expect(log.entries.slice(mark).filter((e) => e.url.includes('/interaction/') && e.method === 'POST')).toEqual([]);
   });
+
+  it('a link to #/signin goes to the provider; Back from its login page lands on the app with a Sign in button, and nothing starts again', async () => {
+    const { app, idp } = env.stack;
+    const session = await env.open();
+    const { page, log } = session;
+    await page.goto(BEFORE);
+    await page.goto(app.url + '#/signin?returnTo=/profile');
+    await page.getByLabel('Username').waitFor();
+    const authorizations = authorizeRequests(log).length;
+
+    await page.goBack();
+    await page.waitForURL((url) => url.href.startsWith(app.url));
+    await page.getByRole('main').getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    expect(new URL(page.url()).hash).toBe('#/');
+    // Nothing sends the person to the provider again by itself.
+    const again = await page
+      .waitForRequest((request) => request.url().startsWith(idp.accountUrl + '/connect/authorize'), { timeout: 3000 })
+      .catch(() => undefined);
+    expect(again?.url()).toBeUndefined();
+    expect(authorizeRequests(log)).toHaveLength(authorizations);
+
+    // The sign-in page gave its entry to the start page: one more Back leaves the app, not for the provider.
+    expect(await back(page, app.url)).toBe(BEFORE);
+    expect(authorizeRequests(log)).toHaveLength(authorizations);
+  });
 });
