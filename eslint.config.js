@@ -7,7 +7,9 @@ import globals from 'globals';
 import ts from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['dist/', 'package/', 'coverage/', 'node_modules/', 'examples/sveltekit/build/', 'examples/sveltekit/.svelte-kit/'] },
+  {
+    ignores: ['dist/', 'package/', 'coverage/', 'node_modules/', 'examples/sveltekit/build/', 'examples/sveltekit/.svelte-kit/'],
+  },
   js.configs.recommended,
   ts.configs.recommended,
   svelte.configs.recommended,

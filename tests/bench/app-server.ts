@@ -2,12 +2,11 @@
 // does (no SPA fallback, config.json from memory, the same Cache-Control), but takes the
 // security-headers module as a parameter: that server always loads this checkout's, and a base
 // revision's build must be served with the headers its own commit generates.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AddressInfo } from 'node:net';
-import type { AppServer } from '../support/static-server';
+import { serveOnLoopback, type AppServer } from '../support/static-server';
 
 type HeadersFn = (config: Record<string, unknown>, options?: { dev?: boolean }) => Record<string, string>;
 
@@ -53,26 +52,11 @@ export async function serveBuild(dir: string, headersFile: string): Promise<AppS
     });
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end(`Internal error: ${err instanceof Error ? err.message : String(err)}\n`);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const server = await serveOnLoopback(handle);
   return {
-    url: `http://localhost:${port}/`,
+    ...server,
     setConfig(next) {
       config = { ...next };
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
   };
 }

@@ -2,7 +2,7 @@
 // It behaves like a plain static host: files only, no SPA fallback (the app uses hash routes and its
 // callback is the root URL), the runtime config.json served from memory so each test file can point
 // the app at its own identity provider, and the same security headers every real deployment sends.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -60,6 +60,35 @@ function resolveInside(root: string, urlPath: string): string | null {
   return file === root || file.startsWith(root + path.sep) ? file : null;
 }
 
+/**
+ * Serves `handle` on an ephemeral loopback port; a handler failure answers 500. `close()` drops the
+ * browser's idle keep-alive sockets first, so it does not hang.
+ */
+export async function serveOnLoopback(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  options: ServerOptions = {},
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer(options, (req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(`Internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}/`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
+
 export async function serveApp(options: { dir?: string } = {}): Promise<AppServer> {
   // APP_DIST lets a run test another build output without touching dist/.
   const root = path.resolve(options.dir ?? process.env.APP_DIST ?? path.join(repoRoot, 'dist'));
@@ -94,28 +123,11 @@ export async function serveApp(options: { dir?: string } = {}): Promise<AppServe
   }
 
   // Hostile callbacks carry up to 100 KB of error_description in the URL; serve them like a lenient host.
-  const server = createServer({ maxHeaderSize: 256 * 1024 }, (req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end(`Internal error: ${err instanceof Error ? err.message : String(err)}\n`);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-
+  const server = await serveOnLoopback(handle, { maxHeaderSize: 256 * 1024 });
   return {
-    url: `http://localhost:${port}/`,
+    ...server,
     setConfig(next) {
       config = { ...next };
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        // Browsers keep idle keep-alive sockets open; drop them so close() does not hang.
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
   };
 }

@@ -2,12 +2,11 @@
 // a static host serves an adapter-static site: the file, else the prerendered page (`/orders` ->
 // orders.html), else the SPA fallback 200.html. Its runtime config.json is served from memory, so each
 // test run points the one build at its own identity provider without writing into the build.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { repoRoot } from './static-server';
+import { repoRoot, serveOnLoopback } from './static-server';
 
 export const exampleDir = path.join(repoRoot, 'examples/sveltekit');
 export const exampleBuild = path.join(exampleDir, 'build');
@@ -81,27 +80,11 @@ export async function serveSite(root = exampleBuild): Promise<Site> {
     send(200, TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream', await readFile(file), cache);
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end(`Internal error: ${err instanceof Error ? err.message : String(err)}\n`);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const server = await serveOnLoopback(handle);
   return {
-    url: `http://localhost:${port}/`,
+    ...server,
     setConfig(next) {
       config = { ...next };
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        // Idle keep-alive sockets from the browser would keep close() waiting.
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
   };
 }

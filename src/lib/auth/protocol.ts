@@ -119,7 +119,11 @@ function tokenSet(server: Server, response: oauth.TokenEndpointResponse, now: nu
   // Only the token type this client asked for: a DPoP client refuses unbound tokens and a Bearer client
   // bound ones. An `error` beside a token makes the whole answer suspect (RFC 6749 §5.1 and §5.2 are exclusive).
   // A token is VSCHARs only (RFC 6749 §A.12): anything else could not be sent in a header, or would smuggle one.
-  if (response.token_type !== (server.dpop ? 'dpop' : 'bearer') || 'error' in response || !/^[\x20-\x7e]+$/.test(response.access_token)) {
+  if (
+    response.token_type !== (server.dpop ? 'dpop' : 'bearer') ||
+    'error' in response ||
+    !/^[\x20-\x7e]+$/.test(response.access_token)
+  ) {
     throw new AuthError('invalid_response');
   }
   const subject = oauth.getValidatedIdTokenClaims(response)?.sub ?? previous?.subject;
