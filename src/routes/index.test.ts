@@ -48,3 +48,10 @@ describe('appRoute', () => {
     expect(appRoute(input)).toBeUndefined();
   });
 });
+
+describe('lazy routes', () => {
+  it.each(['/signin', '/api', '/notes', '*'])('%s loads its page on demand', async (path) => {
+    const route = routes[path as keyof typeof routes] as { component: () => Promise<{ default: unknown }> };
+    expect(typeof (await route.component()).default).toBe('function');
+  });
+});

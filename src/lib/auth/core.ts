@@ -13,7 +13,7 @@ export interface CoreParts<C extends Claims> {
   server: () => Pick<Server, 'timeoutMs' | 'dpop'>;
   network: Network;
   /** Exchanges the refresh token (RFC 6749 §6); the signal aborts it when the session ends. */
-  refresh(current: TokenSet, signal: AbortSignal): Promise<TokenSet>;
+  refresh?(current: TokenSet, signal: AbortSignal): Promise<TokenSet>;
   /** Origins that may receive the token, in any URL form. */
   allowed: Iterable<string>;
   /** The page's URL, which relative URLs resolve against. */

@@ -275,3 +275,30 @@ it('a failure that is no protocol error (storage refusing a write) still ends in
   await expect(tab.auth.start()).rejects.toBe(refused);
   expect(tab.state).toMatchObject({ status: 'error', user: null, error: { code: 'invalid_response' } });
 });
+
+describe('before start()', () => {
+  it('auth.fetch resolves a relative URL against the redirect URI, and sends nothing', async () => {
+    const network = vi.fn<(request: Request) => Promise<Response>>();
+    const auth = assembleAuth(
+      {
+        server: {
+          issuer: 'https://id.test',
+          authorization_endpoint: 'https://id.test/a',
+          token_endpoint: 'https://id.test/t',
+          userinfo_endpoint: 'https://id.test/u',
+        },
+        clientId: 'c',
+        redirectUri: 'https://app.test/',
+      },
+      {
+        browser: () => {
+          throw new Error('no browser before start()');
+        },
+        network,
+      },
+    );
+    await expect(auth.fetch('/api')).rejects.toMatchObject({ code: 'forbidden_origin' });
+    await expect(auth.fetch('https://id.test/u')).rejects.toMatchObject({ code: 'unauthenticated' });
+    expect(network).not.toHaveBeenCalled();
+  });
+});

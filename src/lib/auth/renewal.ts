@@ -10,8 +10,8 @@ const RETRY_MS = 15_000;
 const MIN_RENEW_DELAY_MS = 2_000;
 
 export interface RenewalHooks {
-  /** Exchanges the refresh token; the signal aborts it when the session ends. */
-  refresh(current: TokenSet, signal: AbortSignal): Promise<TokenSet>;
+  /** Exchanges the refresh token; the signal aborts it when the session ends. None: a session that cannot be renewed. */
+  refresh?(current: TokenSet, signal: AbortSignal): Promise<TokenSet>;
   renewed(next: TokenSet): void;
   /** The session could not go on; `ended` is what it held, kept only to sign out with. */
   expired(err: AuthError | undefined, ended: TokenSet | undefined): void;
@@ -60,7 +60,7 @@ export function createRenewal(port: { now(): number }, hooks: RenewalHooks) {
 
   async function refresh(tokenRejected: boolean): Promise<boolean> {
     const current = tokens;
-    if (!current?.refreshToken) {
+    if (!current?.refreshToken || !hooks.refresh) {
       expire();
       return false;
     }

@@ -60,8 +60,7 @@ export function createTestAuth<C extends Claims = StandardClaims>({
   const core = createCore<C>({
     server: () => ({ timeoutMs: 15_000 }),
     network: (request) => answer(request, handler),
-    // The test token has no refresh token: a refused token ends the session, as it would in production.
-    refresh: () => Promise.reject(new Error('the test kit has no refresh token')),
+    // No refresh: a refused test token ends the session, as a token without a refresh token does in production.
     allowed: apiOrigins,
     base: () => globalThis.location?.href ?? NO_PAGE,
     now: Date.now,

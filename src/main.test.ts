@@ -1,0 +1,42 @@
+// main.ts: the app starts from config.json, or shows which setting of it is wrong.
+import '@testing-library/svelte/vitest';
+import { screen } from '@testing-library/svelte';
+import { beforeEach, expect, it, vi } from 'vitest';
+import { APP_URL, json, setPageUrl } from './testing/fake-idp';
+
+const CONFIG = { accountUrl: 'http://localhost:9010', authUrl: 'http://127.0.0.1:9011', clientId: 'demo-spa' };
+
+/** Loads main.ts afresh on a page whose config.json answers `config`. */
+async function boot(config: unknown) {
+  const fetch = vi.fn(async () => json(config));
+  vi.stubGlobal('fetch', fetch);
+  await import('./main');
+  return fetch;
+}
+
+beforeEach(() => {
+  vi.resetModules();
+  setPageUrl(APP_URL);
+  localStorage.clear();
+  sessionStorage.clear();
+  document.head.innerHTML = '';
+  document.body.innerHTML = '<div id="app"></div>';
+  return () => vi.unstubAllGlobals();
+});
+
+it('with a good config.json: preconnects to userinfo, starts signed out, and shows the start page', async () => {
+  const fetch = await boot(CONFIG);
+  expect(await screen.findByRole('heading', { name: 'Welcome' })).toBeTruthy();
+  expect(String(fetch.mock.calls[0]?.[0])).toBe(`${APP_URL}config.json`);
+  expect(document.head.querySelector('link[rel="preconnect"]')?.getAttribute('href')).toBe(CONFIG.authUrl);
+  // Signed out with no session to restore: nothing was sent but the config request.
+  expect(fetch).toHaveBeenCalledTimes(1);
+});
+
+it('with a config.json that lacks a setting: the configuration error page names it, and no app starts', async () => {
+  const { clientId: _dropped, ...broken } = CONFIG;
+  await boot(broken);
+  expect(await screen.findByRole('heading', { name: 'This app is not configured correctly' })).toBeTruthy();
+  expect(document.querySelector('[data-config-key]')?.textContent).toBe('clientId');
+  expect(screen.queryByRole('navigation')).toBeNull();
+});
