@@ -8,7 +8,7 @@ const CONFIG = { accountUrl: 'http://localhost:9010', authUrl: 'http://127.0.0.1
 
 /** Loads main.ts afresh on a page whose config.json answers `config`. */
 async function boot(config: unknown) {
-  const fetch = vi.fn(async (_input: RequestInfo | URL) => json(config));
+  const fetch = vi.fn<(input: RequestInfo | URL) => Promise<Response>>(async () => json(config));
   vi.stubGlobal('fetch', fetch);
   await import('./main');
   return fetch;
