@@ -112,6 +112,17 @@ describe('a protocol request (requestOptions)', () => {
     expect(await (await protocolFetch(net)(URL_)).text()).toHaveLength(1000);
   });
 
+  it('an answer that declares its length within the cap is handed on as it came, with no second pass', async () => {
+    const answer = new Response('{"ok":true}', { headers: { 'content-length': '11' } });
+    expect(await protocolFetch(network(() => answer))(URL_)).toBe(answer);
+  });
+
+  it('a compressed answer is read against the cap whatever length it declares', async () => {
+    const body = 'x'.repeat(1001);
+    const answer = new Response(body, { headers: { 'content-length': '20', 'content-encoding': 'gzip' } });
+    expect(await failureOf(protocolFetch(network(() => answer))(URL_))).toMatchObject({ code: 'invalid_response' });
+  });
+
   it('an endless answer is cut off at the cap, not read to the end', async () => {
     let pulls = 0;
     const endless = new ReadableStream<Uint8Array>({

@@ -23,6 +23,16 @@ export interface RequestLimits {
 /** oauth4webapi's own request: URL, method, headers (with the token or proof), body and signal. */
 type OAuthInit = Omit<RequestInit, 'body'> & { body?: unknown };
 
+/**
+ * The answer says how long it is, within the cap, and is not compressed: the browser holds the body to
+ * that length, so it needs no second pass here (the common case for token and userinfo answers).
+ */
+function withinDeclared(response: Response, maxBytes: number): boolean {
+  const declared = response.headers.get('content-length');
+  const encoding = response.headers.get('content-encoding');
+  return declared !== null && /^\d+$/.test(declared) && Number(declared) <= maxBytes && (!encoding || encoding === 'identity');
+}
+
 async function readCapped(response: Response, maxBytes: number, host: string): Promise<Blob> {
   const chunks: Uint8Array<ArrayBuffer>[] = [];
   let size = 0;
@@ -60,7 +70,7 @@ export function boundedFetch(
         throw new AuthError('invalid_response', { host, status: response.status });
       }
       // fetch gives null-body statuses (204, 205, 304) no body, and a new Response may not have one either.
-      if (maxBytes === undefined || !response.body) return response;
+      if (maxBytes === undefined || !response.body || withinDeclared(response, maxBytes)) return response;
       const body = await readCapped(response, maxBytes, host);
       const capped = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
       return Object.defineProperty(capped, 'url', { value: response.url || url });

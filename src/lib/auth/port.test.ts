@@ -13,8 +13,8 @@ afterEach(() => ports.splice(0).forEach((p) => p.channel?.close()));
 it('reads the page URL, the two storages, the clock and the broadcast channel of the browser', () => {
   const p = port();
   expect(p.url()).toBe(location.href);
-  expect(p.session).toBe(sessionStorage);
-  expect(p.local).toBe(localStorage);
+  expect(p.perTab).toBe(sessionStorage);
+  expect(p.perBrowser).toBe(localStorage);
   expect(Math.abs(p.now() - Date.now())).toBeLessThan(1000);
   expect(p.channel).toBeInstanceOf(BroadcastChannel);
   expect(p.reloaded()).toBe(false);

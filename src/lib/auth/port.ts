@@ -35,8 +35,8 @@ export function browserPort(): BrowserPort {
       form.submit();
     },
     rewrite: (url) => history.replaceState(history.state, '', url),
-    session: sessionStorage,
-    local: localStorage,
+    perTab: sessionStorage,
+    perBrowser: localStorage,
     channel: typeof BroadcastChannel === 'function' ? new BroadcastChannel('auth') : undefined,
     now: Date.now,
     reloaded: () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.type === 'reload',

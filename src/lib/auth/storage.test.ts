@@ -25,7 +25,7 @@ const tx = (state: string, createdAt = T0): PendingSignIn => ({
   silent: false,
   createdAt,
 });
-const stores = { session: sessionStorage, local: localStorage };
+const stores = { perTab: sessionStorage, perBrowser: localStorage };
 
 beforeEach(() => {
   sessionStorage.clear();

@@ -16,10 +16,10 @@ export interface PendingSignIn {
 
 /** The two stores, as the browser port has them. */
 export interface Stores {
-  /** Per tab. */
-  session: Storage;
-  /** Per browser. */
-  local: Storage;
+  /** Per tab: sessionStorage in a browser. */
+  perTab: Storage;
+  /** Per browser: localStorage in a browser. */
+  perBrowser: Storage;
 }
 
 const SIGN_IN = 'auth:tx';
@@ -42,14 +42,14 @@ function take(storage: Storage, key: string): string | null {
 }
 
 /** Stores a new pending sign-in; an abandoned earlier attempt of this tab can no longer be answered. */
-export function savePending({ session }: Stores, tx: PendingSignIn): void {
-  session.setItem(SIGN_IN, JSON.stringify(tx));
+export function savePending({ perTab }: Stores, tx: PendingSignIn): void {
+  perTab.setItem(SIGN_IN, JSON.stringify(tx));
 }
 
 /** Removes the pending sign-in and returns it when it answers `state` and has not expired. */
-export function takePending({ session }: Stores, state: string | null, now: number): PendingSignIn | undefined {
+export function takePending({ perTab }: Stores, state: string | null, now: number): PendingSignIn | undefined {
   try {
-    const tx = JSON.parse(take(session, SIGN_IN) ?? 'null');
+    const tx = JSON.parse(take(perTab, SIGN_IN) ?? 'null');
     // Written by this module; checked anyway, as storage is shared with every script of the origin.
     const valid = ['state', 'codeVerifier', 'returnTo'].every((key) => typeof tx?.[key] === 'string');
     const age = now - tx?.createdAt;
@@ -60,31 +60,31 @@ export function takePending({ session }: Stores, state: string | null, now: numb
 }
 
 /** Remembers the `state` sent with the end-session request, to match the provider's return once. */
-export const saveSignOut = ({ session }: Stores, state: string): void => session.setItem(SIGN_OUT, state);
+export const saveSignOut = ({ perTab }: Stores, state: string): void => perTab.setItem(SIGN_OUT, state);
 
 /** True once for the `state` of this tab's pending sign-out; the record is gone either way. */
-export const takeSignOut = ({ session }: Stores, state: string | null): boolean => {
-  const sent = take(session, SIGN_OUT);
+export const takeSignOut = ({ perTab }: Stores, state: string | null): boolean => {
+  const sent = take(perTab, SIGN_OUT);
   return sent !== null && sent === state;
 };
 
-export const noteRestore = ({ session }: Stores, now: number): void => session.setItem(RESTORE_AT, String(now));
+export const noteRestore = ({ perTab }: Stores, now: number): void => perTab.setItem(RESTORE_AT, String(now));
 
 /** When this tab's last silent restore began, epoch ms (0 if never). */
-export const lastRestore = ({ session }: Stores): number => Number(session.getItem(RESTORE_AT)) || 0;
+export const lastRestore = ({ perTab }: Stores): number => Number(perTab.getItem(RESTORE_AT)) || 0;
 
-export function readHint({ local }: Stores): Hint {
-  const raw = local.getItem(HINT);
+export function readHint({ perBrowser }: Stores): Hint {
+  const raw = perBrowser.getItem(HINT);
   return raw === '1' ? 'had-session' : raw === 'out' ? 'signed-out' : undefined;
 }
 
-export const writeHint = ({ local }: Stores, hint: Exclude<Hint, undefined>): void =>
-  local.setItem(HINT, hint === 'had-session' ? '1' : 'out');
+export const writeHint = ({ perBrowser }: Stores, hint: Exclude<Hint, undefined>): void =>
+  perBrowser.setItem(HINT, hint === 'had-session' ? '1' : 'out');
 
 /** The browser's session is gone (a silent restore was refused): no reason to try again. */
-export const forgetHint = ({ local }: Stores): void => local.removeItem(HINT);
+export const forgetHint = ({ perBrowser }: Stores): void => perBrowser.removeItem(HINT);
 
 /** Forgets whatever this tab had under way: a sign-in, a sign-out and the restore guard. */
-export function clearTab({ session }: Stores): void {
-  for (const key of [SIGN_IN, SIGN_OUT, RESTORE_AT]) session.removeItem(key);
+export function clearTab({ perTab }: Stores): void {
+  for (const key of [SIGN_IN, SIGN_OUT, RESTORE_AT]) perTab.removeItem(key);
 }
