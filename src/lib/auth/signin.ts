@@ -47,8 +47,9 @@ export function takeCallbackResponse(
   const url = new URL(browser.url());
   const target = new URL(redirectUri);
   if (url.origin !== target.origin || url.pathname !== target.pathname) return undefined;
-  // A fragment starting with '/' is a hash router's path, never response parameters.
-  const fragment = new URLSearchParams(url.hash.startsWith('#/') ? '' : url.hash.slice(1));
+  // A fragment that starts with '/' is a path (an app's hash router), never response parameters.
+  const hash = url.hash.slice(1);
+  const fragment = new URLSearchParams(hash.startsWith('/') ? '' : hash);
   const inFragment = isResponse(fragment);
   if (!inFragment && !isResponse(url.searchParams)) return undefined;
   const params = new URLSearchParams(inFragment ? fragment : url.search);
