@@ -189,6 +189,22 @@ describe('local identity provider', () => {
     expect(autoSubmit.headers.get('content-security-policy')).toMatch(/script-src 'self' 'sha256-[^']+'/);
   });
 
+  test('end session as a form POST (RP-Initiated Logout 1.0 §2): the same confirmation, the same way back', async () => {
+    const idp = await start();
+    const { browser, callback: done, verifier } = await signIn(idp);
+    const tokens = await exchangeCode(idp, done, verifier);
+    const endSession = new URL('/connect/endsession', idp.accountUrl);
+    const form = { id_token_hint: tokens.id_token, client_id: idp.clientId, post_logout_redirect_uri: APP, state: 'bye' };
+    const confirm = page(await browser.navigate(endSession, { appOrigin: APP_ORIGIN, method: 'POST', form }));
+    expect(confirm.html).toMatch(/<button[^>]*>Sign out<\/button>/);
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.html)?.[1] ?? '';
+    expect(callback(await submit(browser, confirm, '/confirm', { xsrf, logout: 'yes' })).href).toBe(`${APP}?state=bye`);
+
+    // A POST that is not a form is refused, not read as an empty request.
+    const notForm = await browser.request(endSession, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
+    expect(notForm.status).toBe(400);
+  });
+
   test('PKCE is required', async () => {
     const idp = await start();
     const done = callback((await authorize(idp, new TestBrowser(), { challenge: null })).result);
