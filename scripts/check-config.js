@@ -3,8 +3,8 @@
 //   npm run check-config -- path/to/config.json
 // A file the app itself would refuse (scripts/config-rules.js) is reported before any request.
 // Exit code 0: all agree; 1: a mismatch; 2: config.json or the discovery document unusable.
-import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
+import { readConfigFile } from './config-file.js';
 import { ConfigError, parseConfig, serverEndpoints } from './config-rules.js';
 
 /** The app signs DPoP proofs with ES256 (WebCrypto ECDSA P-256). */
@@ -123,17 +123,8 @@ export async function checkConfig(config, { timeoutMs = 10_000 } = {}) {
  * @param {string} path
  */
 export async function main(path) {
-  let config;
-  try {
-    config = JSON.parse(await readFile(path, 'utf8'));
-  } catch (error) {
-    console.error(`ERROR cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
-    return 2;
-  }
-  if (!config || typeof config !== 'object' || Array.isArray(config)) {
-    console.error(`ERROR ${path} must hold a JSON object`);
-    return 2;
-  }
+  const config = readConfigFile(path);
+  if (!config) return 2;
   const { status, lines } = await checkConfig(config);
   for (const line of lines) (status === 'error' ? console.error : console.log)(line);
   return { ok: 0, mismatch: 1, error: 2 }[status];

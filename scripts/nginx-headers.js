@@ -3,9 +3,9 @@
 //   npm run headers -- path/to/config.json [--app-origin=https://app.example.com] [--hsts-include-subdomains]
 // --app-origin says where the app is served; an https one adds Strict-Transport-Security.
 // Exit code 0: the snippet is on stdout; 2: nothing printed, the reason on stderr.
-import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { readConfigFile } from './config-file.js';
 import { securityHeaders } from './security-headers.js';
 
 /**
@@ -71,17 +71,8 @@ export function main(args) {
     console.error(`ERROR ${error instanceof Error ? error.message : String(error)}`);
     return 2;
   }
-  let config;
-  try {
-    config = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    console.error(`ERROR cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
-    return 2;
-  }
-  if (!config || typeof config !== 'object' || Array.isArray(config)) {
-    console.error(`ERROR ${path} must hold a JSON object`);
-    return 2;
-  }
+  const config = readConfigFile(path);
+  if (!config) return 2;
   let lines;
   try {
     const headers = securityHeaders(config, { appOrigin, hsts: { includeSubDomains } });

@@ -6,22 +6,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { serveOnLoopback, type AppServer } from '../support/static-server';
+import { resolveInside, serveOnLoopback, TYPES, type AppServer } from '../support/static-server';
 
 type HeadersFn = (config: Record<string, unknown>, options?: { dev?: boolean }) => Record<string, string>;
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.webmanifest': 'application/manifest+json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-};
 
 export async function serveBuild(dir: string, headersFile: string): Promise<AppServer> {
   const root = path.resolve(dir);
@@ -39,12 +26,9 @@ export async function serveBuild(dir: string, headersFile: string): Promise<AppS
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'text/plain; charset=utf-8', 'Method Not Allowed\n');
     const { pathname } = new URL(req.url ?? '/', 'http://localhost');
     if (pathname === '/config.json') return send(200, TYPES['.json'], JSON.stringify(config), { 'Cache-Control': 'no-store' });
-    const file = path.resolve(
-      root,
-      '.' + path.posix.normalize('/' + decodeURIComponent(pathname === '/' ? '/index.html' : pathname)),
-    );
-    const info = file.startsWith(root + path.sep) ? await stat(file).catch(() => null) : null;
-    if (!info?.isFile()) return send(404, 'text/plain; charset=utf-8', 'Not Found\n');
+    const file = resolveInside(root, pathname === '/' ? '/index.html' : pathname);
+    const info = file ? await stat(file).catch(() => null) : null;
+    if (!file || !info?.isFile()) return send(404, 'text/plain; charset=utf-8', 'Not Found\n');
     const isIndex = path.basename(file) === 'index.html';
     const cache = isIndex ? 'no-store' : pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
     send(200, TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream', await readFile(file), {

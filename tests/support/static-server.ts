@@ -21,7 +21,8 @@ type HeadersFn = (config: Record<string, unknown>, options?: { dev?: boolean }) 
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-const TYPES: Record<string, string> = {
+/** Content types of the files a built app or site serves. */
+export const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8',
@@ -48,7 +49,7 @@ async function loadSecurityHeaders(): Promise<HeadersFn> {
 }
 
 /** Map a URL path to a file inside root, or null when it would escape root or is malformed. */
-function resolveInside(root: string, urlPath: string): string | null {
+export function resolveInside(root: string, urlPath: string): string | null {
   let decoded: string;
   try {
     decoded = decodeURIComponent(urlPath);

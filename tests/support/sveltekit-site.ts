@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot, serveOnLoopback } from './static-server';
+import { repoRoot, resolveInside, serveOnLoopback, TYPES } from './static-server';
 
 export const exampleDir = path.join(repoRoot, 'examples/sveltekit');
 export const exampleBuild = path.join(exampleDir, 'build');
@@ -17,17 +17,6 @@ export interface Site {
   setConfig(config: Record<string, unknown>): void;
   close(): Promise<void>;
 }
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.txt': 'text/plain; charset=utf-8',
-};
 
 /**
  * Throws with the command to run when the build is missing, or older than the packed library it
@@ -45,15 +34,8 @@ export function assertExampleBuilt(): void {
 
 /** The file a static host would answer `pathname` with, or null when it would escape root. */
 async function fileFor(root: string, pathname: string): Promise<string | null> {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(pathname);
-  } catch {
-    return null;
-  }
-  if (decoded.includes('\0') || decoded.includes('\\')) return null;
-  const base = path.resolve(root, '.' + path.posix.normalize('/' + decoded));
-  if (base !== root && !base.startsWith(root + path.sep)) return null;
+  const base = resolveInside(root, pathname);
+  if (!base) return null;
   // A missing asset is a 404, as on a real host; only page paths fall back to the SPA shell.
   const fallback = path.extname(base) ? [] : [path.join(root, '200.html')];
   for (const candidate of [base, `${base}.html`, path.join(base, 'index.html'), ...fallback]) {
