@@ -103,10 +103,12 @@ export function safeReturnTo(value: unknown): string | undefined {
   return url.origin === 'https://app.invalid' && !/^\/[/\\]/.test(normalized) ? normalized : undefined;
 }
 
+/** One auth instance over the real browser and network; makes nothing until start() is called. */
 export function createAuth<C extends Claims = StandardClaims>(options: AuthOptions): Auth<C> {
   return assembleAuth<C>(options, { browser: browserPort, network: (request) => fetch(request) });
 }
 
+/** createAuth over the browser and network given: tests pass fakes instead of stubbing globals. */
 export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: makeBrowser, network }: Collaborators): Auth<C> {
   const client = { client_id: options.clientId };
   let server: Server = {
