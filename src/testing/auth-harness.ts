@@ -6,7 +6,9 @@ import { authOptions, type AppConfig } from '../config';
 import type { Auth, SessionState, StartResult } from '../lib/auth';
 import { assembleAuth } from '../lib/auth/auth';
 import type { BrowserPort } from '../lib/auth/port';
-import { APP_URL, FakeBroadcastChannel, FakeIdp, setPageUrl, testConfig } from './fake-idp';
+// Loaded up front, as a browser has it cached: a tab joins the others within promise turns.
+import '../lib/auth/tabs';
+import { APP_URL, FakeBroadcastChannel, FakeIdp, FakeLocks, setPageUrl, testConfig } from './fake-idp';
 
 export interface Tab {
   auth: Auth;
@@ -24,10 +26,16 @@ export interface Harness {
   config: AppConfig;
   /** What the next tab's port says about how the page was loaded. */
   reloaded: boolean;
+  /** The Web Locks the tabs of this test share, as the tabs of one browser do. */
+  locks: FakeLocks;
   /** A browser port over happy-dom with a fake channel. */
   port(): BrowserPort;
   /** A new page load of the app (memory empty, storage shared with the other tabs of this test). */
   newTab(config?: AppConfig): Tab;
+  /** Closes a tab, as the browser does when the page is left: its memory, channel and locks are gone. */
+  close(tab: Tab): Promise<void>;
+  /** Closes every open tab (before a reload of the only one). */
+  closeTabs(): Promise<void>;
   /** The URL of the last top-level navigation the app started. */
   lastNavigation(): string;
   /** Boots a tab that starts a sign-in and returns the authorization URL it navigated to. */
@@ -39,6 +47,13 @@ export interface Harness {
   /** The whole round trip with the fake identity service approving. */
   signIn(options?: { returnTo?: string; config?: AppConfig }): Promise<Tab & { authorizeUrl: string; callback: URLSearchParams }>;
 }
+
+/** How many sign-ins tabs have announced to the others. */
+const sessionsAnnounced = () =>
+  FakeBroadcastChannel.posted.filter(({ data }) => {
+    const message = data as { type?: string; to?: string };
+    return message.type === 'session' && message.to === undefined;
+  }).length;
 
 export function useAuthHarness(configOverrides: Record<string, unknown> = {}): Harness {
   let tabs: Tab[] = [];
@@ -54,6 +69,7 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
     h.post = vi.fn<(url: string, fields: Record<string, string>) => void>();
     h.config = testConfig(configOverrides);
     h.reloaded = false;
+    h.locks = new FakeLocks();
   });
 
   afterEach(() => {
@@ -75,6 +91,7 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
       perTab: sessionStorage,
       perBrowser: localStorage,
       channel: new FakeBroadcastChannel('auth'),
+      locks: h.locks,
       now: () => Date.now(),
       reloaded: () => reloaded,
       listen(type, listener) {
@@ -98,6 +115,17 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
     return tab;
   };
 
+  h.close = async (tab) => {
+    tabs = tabs.filter((open) => open !== tab);
+    tab.auth.destroy();
+    // The lock goes a few promise turns after destroy(), as a closed tab's goes in a browser.
+    for (let turn = 0; turn < 10; turn++) await Promise.resolve();
+  };
+
+  h.closeTabs = async () => {
+    for (const tab of [...tabs]) await h.close(tab);
+  };
+
   h.lastNavigation = () => {
     const call = h.assign.mock.lastCall;
     if (!call) throw new Error('the app did not navigate');
@@ -111,6 +139,8 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
     const navigations = h.assign.mock.calls.length;
     await tab.auth.signIn({ returnTo });
     if (h.assign.mock.calls.length !== navigations + 1) throw new Error('signIn() did not navigate');
+    // The page left for the identity service: nothing of it lives on.
+    await h.close(tab);
     return h.lastNavigation();
   };
 
@@ -126,8 +156,14 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
   h.signIn = async ({ returnTo, config } = {}) => {
     const authorizeUrl = await h.startSignIn({ returnTo, config });
     const callback = h.idp.approve(authorizeUrl);
+    const announced = sessionsAnnounced();
     const tab = await h.completeCallback(callback, config);
     if (tab.state.status !== 'signed-in') throw new Error(`sign-in failed: ${JSON.stringify(tab.state)}`);
+    // Signed in when the tab has told the others (it has joined the browser's session), within promise
+    // turns: no timer runs, so tests on fake timers keep their clock.
+    for (let turn = 0; turn < 100 && sessionsAnnounced() === announced; turn++) await Promise.resolve();
+    if (sessionsAnnounced() === announced && tab.state.status === 'signed-in')
+      throw new Error('the tab did not share its session');
     return Object.assign(tab, { authorizeUrl, callback });
   };
 

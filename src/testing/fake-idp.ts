@@ -369,3 +369,46 @@ export function allStorage(): string {
   const dump = (storage: Storage) => Object.keys(storage).map((key) => `${key}=${storage.getItem(key)}`);
   return [...dump(localStorage), ...dump(sessionStorage)].join('\n');
 }
+
+/**
+ * Web Locks for tests: exclusive locks shared by the tabs of one test (like one browser's origin),
+ * granted in request order, with `signal` leaving the queue. A tab's destroy() releases what it holds,
+ * as closing a real tab does.
+ */
+export class FakeLocks {
+  private readonly holders = new Map<string, symbol>();
+  private readonly queues = new Map<string, { grant: () => void; token: symbol }[]>();
+
+  request(name: string, options: { signal?: AbortSignal }, callback: () => Promise<void>): Promise<void> {
+    const token = Symbol(name);
+    return new Promise<void>((resolve, reject) => {
+      const grant = () => {
+        this.holders.set(name, token);
+        void Promise.resolve()
+          .then(callback)
+          .then(resolve, reject)
+          .finally(() => this.release(name, token));
+      };
+      const queue = this.queues.get(name) ?? [];
+      this.queues.set(name, queue);
+      options.signal?.addEventListener('abort', () => {
+        const at = queue.findIndex((entry) => entry.token === token);
+        if (at < 0) return;
+        queue.splice(at, 1);
+        reject(options.signal?.reason);
+      });
+      if (this.holders.has(name)) queue.push({ grant, token });
+      else grant();
+    });
+  }
+
+  async query(): Promise<{ held: { name: string }[] }> {
+    return { held: [...this.holders.keys()].map((name) => ({ name })) };
+  }
+
+  private release(name: string, token: symbol) {
+    if (this.holders.get(name) !== token) return;
+    this.holders.delete(name);
+    this.queues.get(name)?.shift()?.grant();
+  }
+}

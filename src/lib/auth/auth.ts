@@ -1,8 +1,9 @@
 // createAuth: one auth instance. The shared session policy (core.ts) plus what only a real browser
 // does: the round trip to the identity service, silent restore, sign-out there, and the page's events.
 // Making one touches no browser global, so it is safe during server rendering; start() begins the work.
+import { DPoP, type Client } from 'oauth4webapi';
 import { createCore } from './core';
-import { createDPoP } from './dpop';
+import { createKeys } from './dpop';
 import { toAuthErrorOrShow } from './errors';
 import type { Network } from './http';
 import { browserPort, type BrowserPort } from './port';
@@ -18,6 +19,7 @@ import {
 import type { Resource, ResourceOptions, ResourceUrl } from './resource.svelte';
 import type { ReactiveStore, SessionState } from './session';
 import { beginSignIn, checkShape, completeSignIn, pendingFor, takeCallbackResponse, type CallbackResponse } from './signin';
+import type { Tabs } from './tabs';
 import { clearTab, forgetHint, lastRestore, noteRestore, readHint, saveSignOut, takeSignOut, writeHint } from './storage';
 
 export interface AuthOptions {
@@ -110,7 +112,7 @@ export function createAuth<C extends Claims = StandardClaims>(options: AuthOptio
 
 /** createAuth over the browser and network given: tests pass fakes instead of stubbing globals. */
 export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: makeBrowser, network }: Collaborators): Auth<C> {
-  const client = { client_id: options.clientId };
+  const client: Client = { client_id: options.clientId };
   let server: Server = {
     // Makes validateAuthResponse refuse a response without `iss` (RFC 9207 §2.4).
     as: { ...options.server, authorization_response_iss_parameter_supported: options.requireIss },
@@ -122,10 +124,44 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
   };
   let port: BrowserPort | undefined;
   const browser = () => (port ??= makeBrowser());
+  let keys: CryptoKeyPair | undefined;
+  const useKeys = (pair: CryptoKeyPair) => {
+    keys = pair;
+    server = { ...server, dpop: DPoP(client, pair) };
+  };
+  // The other tabs (tabs.ts), loaded when this tab has settled: a sign-in never waits for it.
+  let tabs: Promise<Tabs> | undefined;
+  let joined: Tabs | undefined;
+  const shared = (): Promise<Tabs> =>
+    (tabs ??= import('./tabs').then(
+      ({ createTabs }) =>
+        (joined = createTabs<C>({
+          channel: browser().channel,
+          locks: browser().locks,
+          dpop: !!options.dpop,
+          timeoutMs: server.timeoutMs,
+          held() {
+            const tokens = renewal.current();
+            const { user } = state.session.current;
+            return tokens && user ? { tokens, user, keys } : undefined;
+          },
+          waiting: () => ['signed-out', 'expired'].includes(state.session.current.status),
+          adopt(session) {
+            if (session.keys) useKeys(session.keys);
+            core.signedIn(session.tokens, session.user);
+          },
+          renewed: core.renewed,
+          ended: renewal.expire,
+          signedOut: (revoke) => signOut(false, revoke),
+          renew: () => void renewal.renew(false),
+          refresh: (current, signal) => refreshTokens(server, current, browser().now(), signal),
+          checkDue: () => void renewal.checkDue(),
+        })),
+    ));
   const core = createCore<C>({
     server: () => server,
     network,
-    refresh: (current, signal) => refreshTokens(server, current, browser().now(), signal),
+    refresh: async (current, signal) => (await shared()).refresh(current, signal),
     allowed: [options.server.userinfo_endpoint, ...(options.apiOrigins ?? [])],
     base: () => port?.url() ?? options.redirectUri,
     now: () => browser().now(),
@@ -179,6 +215,8 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
       if (signal.aborted) return {};
       writeHint(b, 'had-session');
       core.signedIn(tokens, user);
+      // After the claims show: the waiting tabs sign in with this session.
+      void shared().then((t) => t.signedIn());
       return { returnTo: pending.returnTo };
     } catch (e) {
       if (signal.aborted) return {};
@@ -207,15 +245,16 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     for (const request of sent) request.catch(() => {});
   }
 
-  function signOut(everywhere: boolean) {
+  /** `revoke` unless the tab that signed out shared this session's tokens, and revoked them once. */
+  function signOut(everywhere: boolean, revoke = true) {
     const b = browser();
     const tokens = core.signOut();
     clearTab(b);
     writeHint(b, 'signed-out');
-    // Every tab revokes what it holds: tokens of another tab's grant must not outlive the sign-out.
-    if (tokens) revokeAll(tokens);
+    if (tokens && revoke) revokeAll(tokens);
     if (!everywhere) return;
-    b.channel?.postMessage({ type: 'signed-out' });
+    if (joined) joined.signedOut();
+    else b.channel?.postMessage({ type: 'signed-out' });
     const end = endSessionRequest(server, tokens?.idToken);
     if (end) {
       saveSignOut(b, end.state);
@@ -225,10 +264,7 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
 
   function listen(b: BrowserPort) {
     const checkDue = () => void renewal.checkDue();
-    const onMessage = (event: MessageEvent) => event.data?.type === 'signed-out' && signOut(false);
-    b.channel?.addEventListener('message', onMessage);
     removers.push(
-      () => b.channel?.removeEventListener('message', onMessage),
       b.listen('visibilitychange', checkDue),
       b.listen('online', checkDue),
       b.listen('pageshow', (event) => {
@@ -248,17 +284,17 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
       const b = browser();
       if (!removers.length) listen(b);
       // The key is made while the URL is read; only a DPoP client waits for it.
-      const key = options.dpop ? createDPoP(client) : undefined;
+      const key = options.dpop ? createKeys() : undefined;
       const callback = takeCallbackResponse(b, options.redirectUri);
-      if (key) server = { ...server, dpop: await key };
+      if (key) useKeys(await key);
       // A response with only `state` is the provider's sign-out coming back, never a sign-in.
-      if (callback && [...callback.params.keys()].join() === 'state') {
-        signOutReturned(callback.params.get('state'));
-        return {};
-      }
-      if (callback) return handleCallback(callback);
-      if (mayRestore()) await restore(safeReturnTo(returnTo) ?? here());
+      if (callback && [...callback.params.keys()].join() === 'state') signOutReturned(callback.params.get('state'));
+      else if (callback) return handleCallback(callback).finally(() => void shared());
+      // Another tab's session, when one answers: no round trip to the identity service.
+      else if (readHint(b) === 'had-session' && (await (await shared()).ask())) return {};
+      else if (mayRestore()) await restore(safeReturnTo(returnTo) ?? here());
       else state.signedOut();
+      void shared();
       return {};
     },
     signIn: ({ returnTo } = {}) =>
@@ -269,6 +305,8 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     destroy() {
       renewal.drop();
       for (const remove of removers.splice(0)) remove();
+      if (joined) joined.destroy();
+      else void tabs?.then((t) => t.destroy());
       port?.channel?.close();
     },
   };

@@ -56,6 +56,11 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
       renewal.adopt(tokens);
       state.signedIn(user, tokens.expiresAt);
     },
+    /** New tokens of this session, renewed by another tab. */
+    renewed(tokens: TokenSet) {
+      renewal.adopt(tokens);
+      state.renewed(tokens.expiresAt);
+    },
     /** Forgets the session and returns the tokens it held, live or expired, for revocation. */
     signOut(): TokenSet | undefined {
       const had = renewal.drop() ?? ended;

@@ -150,6 +150,7 @@ describe('start()', () => {
       ['https://evil.example/', '/notes?y=2'],
       ['//evil.example', '/notes?y=2'],
     ]) {
+      await h.closeTabs();
       setPageUrl(`${APP_URL}notes?y=2#/x`);
       h.reloaded = true;
       await h.newTab().auth.start({ returnTo });
@@ -195,8 +196,10 @@ describe('one instance', () => {
     for (const state of [...states, seen]) expect(state).not.toContain(h.idp.issued[0].access_token as string);
   });
 
-  it('two instances keep separate sessions', async () => {
+  it('two instances keep separate sessions: nothing is shared but what tabs send each other', async () => {
     const signedIn = await h.signIn();
+    // Without the hint a new instance asks no other tab, so it holds nothing of the first one's.
+    localStorage.clear();
     const other = h.newTab();
     await other.auth.start();
     expect(signedIn.state.status).toBe('signed-in');

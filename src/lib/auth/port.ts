@@ -12,13 +12,21 @@ export interface BrowserPort extends Stores {
   post(url: string, fields: Record<string, string>): void;
   /** Rewrites the current history entry's URL without loading anything. */
   rewrite(url: string): void;
-  /** The channel that tells the app's other tabs about a sign-out; undefined where there is none. */
+  /** The channel the app's tabs share the session over (tabs.ts); undefined where there is none. */
   channel?: Pick<BroadcastChannel, 'postMessage' | 'addEventListener' | 'removeEventListener' | 'close'>;
+  /** Web Locks: one tab at a time renews the shared session; undefined where there are none. */
+  locks?: Locks;
   now(): number;
   /** This page load is a reload (the person asked for it), not Back, a link or a redirect. */
   reloaded(): boolean;
   /** Adds a listener to window ('online', 'pageshow') or document ('visibilitychange'); returns its removal. */
   listen(type: string, listener: (event: Event) => void): () => void;
+}
+
+/** The part of the Web Locks API (navigator.locks) the tabs use. */
+export interface Locks {
+  request(name: string, options: { signal?: AbortSignal }, granted: () => Promise<void>): Promise<void>;
+  query(): Promise<{ held?: { name?: string }[] }>;
 }
 
 /** The real browser; call it only in a browser (createAuth calls it from start()). */
@@ -38,6 +46,7 @@ export function browserPort(): BrowserPort {
     perTab: sessionStorage,
     perBrowser: localStorage,
     channel: typeof BroadcastChannel === 'function' ? new BroadcastChannel('auth') : undefined,
+    locks: navigator.locks,
     now: Date.now,
     reloaded: () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.type === 'reload',
     listen(type, listener) {

@@ -45,6 +45,7 @@ describe('account switching without provider endpoints', () => {
 
   it('a plain reload while signed in restores silently: prompt=none, never login', async () => {
     await h.signIn();
+    await h.closeTabs();
     h.reloaded = true;
     const tab = h.newTab();
     await tab.auth.start();

@@ -1,0 +1,313 @@
+// One session per browser, in memory only: the app's tabs share it over a BroadcastChannel. A starting
+// tab asks the others and adopts their session instead of a round trip to the identity service; the
+// tab holding the session's Web Lock renews for all (one refresh token per browser, so rotation never
+// invalidates another tab's); sign-out reaches every tab. Tokens and keys travel only between the
+// origin's live tabs, never through storage. Loaded after the first paint: nothing here is on the sign-in path.
+import { generateRandomState } from 'oauth4webapi';
+import { AuthError, toAuthError } from './errors';
+import type { Locks } from './port';
+import { toClaims, type Claims, type TokenSet } from './protocol';
+
+/** What a tab holds of the session, and what another tab adopts. */
+export interface Held<C extends Claims> {
+  tokens: TokenSet;
+  user: C;
+  /** The DPoP key pair (RFC 9449): still non-extractable after structured cloning. */
+  keys?: CryptoKeyPair;
+}
+
+export interface Shared<C extends Claims> extends Held<C> {
+  /** Names the session on the channel: a tab ignores messages about a session it did not join. */
+  id: string;
+}
+
+type Message<C extends Claims> =
+  | { type: 'ask'; from: string }
+  | { type: 'session'; to?: string; session: Shared<C> }
+  | { type: 'renew'; id: string; expiresAt: number }
+  | { type: 'renewed'; id: string; tokens: TokenSet }
+  | { type: 'ended'; id: string }
+  | { type: 'signed-out'; id?: string };
+
+export type Channel = Pick<BroadcastChannel, 'postMessage' | 'addEventListener' | 'removeEventListener'>;
+
+export interface TabsParts<C extends Claims> {
+  channel?: Channel;
+  locks?: Locks;
+  /** Tokens of this tab are DPoP-bound: a session without keys cannot be adopted, nor keys without DPoP. */
+  dpop: boolean;
+  /** How long a follower waits for the lock holder's renewal. */
+  timeoutMs: number;
+  /** This tab's session while it is signed in. */
+  held(): Held<C> | undefined;
+  /** This tab shows no session, so a sign-in in another tab signs it in. */
+  waiting(): boolean;
+  adopt(session: Held<C>): void;
+  /** Another tab renewed the tokens of this session. */
+  renewed(tokens: TokenSet): void;
+  /** The lock holder could not renew: the session ends here too. */
+  ended(err: AuthError): void;
+  /** Another tab signed out; `revoke` when the tokens here are not the ones that tab revoked. */
+  signedOut(revoke: boolean): void;
+  /** Renews now (single flight), for a follower whose token was refused. */
+  renew(): void;
+  /** The real renewal (RFC 6749 §6), which only the lock holder makes. */
+  refresh(current: TokenSet, signal: AbortSignal): Promise<TokenSet>;
+  /** Renews if it is due: the tab that just took the lock may be taking over from one that closed. */
+  checkDue(): void;
+}
+
+const LOCK = 'auth:session:';
+/** How long a starting tab waits for the lock holder's answer before it restores on its own. */
+export const ASK_MS = 500;
+const ID = /^[\w-]{16,128}$/;
+/** Far above any real token (JWTs of a few kB): anything larger is hostile. */
+const MAX_TOKEN_CHARS = 16 * 1024;
+const MAX_USER_CHARS = 64 * 1024;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const isId = (value: unknown): value is string => typeof value === 'string' && ID.test(value);
+/** VSCHARs (RFC 6749 §A.12), as tokens from the token endpoint are checked. */
+const isToken = (value: unknown) => typeof value === 'string' && value.length <= MAX_TOKEN_CHARS && /^[\x20-\x7e]+$/.test(value);
+
+export function validTokens(value: unknown): value is TokenSet {
+  return (
+    isObject(value) &&
+    isToken(value.accessToken) &&
+    (value.refreshToken === undefined || isToken(value.refreshToken)) &&
+    (value.idToken === undefined || isToken(value.idToken)) &&
+    Number.isFinite(value.expiresAt) &&
+    (value.subject === undefined || (typeof value.subject === 'string' && value.subject.length <= 255))
+  );
+}
+
+function validKeys(value: unknown): value is CryptoKeyPair {
+  if (!isObject(value)) return false;
+  const { privateKey, publicKey } = value;
+  return (
+    privateKey instanceof CryptoKey &&
+    publicKey instanceof CryptoKey &&
+    privateKey.type === 'private' &&
+    publicKey.type === 'public' &&
+    !privateKey.extractable &&
+    privateKey.algorithm.name === 'ECDSA'
+  );
+}
+
+function validUser<C extends Claims>(value: unknown, subject: string | undefined): value is C {
+  try {
+    const user = toClaims<C>(value as never);
+    return (subject === undefined || user.sub === subject) && JSON.stringify(user).length <= MAX_USER_CHARS;
+  } catch {
+    return false;
+  }
+}
+
+/** A session from the channel, checked like any input: a session id, tokens, claims, and keys only with DPoP. */
+export function validSession<C extends Claims>(value: unknown, dpop: boolean): value is Shared<C> {
+  return (
+    isObject(value) &&
+    isId(value.id) &&
+    validTokens(value.tokens) &&
+    validUser(value.user, value.tokens.subject) &&
+    (dpop ? validKeys(value.keys) : value.keys === undefined)
+  );
+}
+
+/** The message's shape, sizes and ids, or undefined: a hostile message changes nothing. */
+export function parseMessage<C extends Claims>(data: unknown, dpop: boolean): Message<C> | undefined {
+  if (!isObject(data)) return undefined;
+  const ok = (() => {
+    switch (data.type) {
+      case 'ask':
+        return isId(data.from);
+      case 'session':
+        return (data.to === undefined || isId(data.to)) && validSession(data.session, dpop);
+      case 'renew':
+        return isId(data.id) && Number.isFinite(data.expiresAt);
+      case 'renewed':
+        return isId(data.id) && validTokens(data.tokens);
+      case 'ended':
+        return isId(data.id);
+      case 'signed-out':
+        return data.id === undefined || isId(data.id);
+      default:
+        return false;
+    }
+  })();
+  return ok ? (data as Message<C>) : undefined;
+}
+
+const transient = (err: unknown) => ['timeout', 'unreachable', 'aborted'].includes(toAuthError(err).code);
+
+export function createTabs<C extends Claims>(parts: TabsParts<C>) {
+  const { channel, locks } = parts;
+  let id: string | undefined;
+  let leading = false;
+  // Leaves the lock's queue, or releases the lock when this tab holds it.
+  let membership: AbortController | undefined;
+  const asks = new Map<string, (adopted: boolean) => void>();
+  let follower: { settle(tokens?: TokenSet, err?: unknown): void; lead(): void } | undefined;
+
+  const post = (message: Message<C>) => channel?.postMessage(message);
+
+  function share(to?: string) {
+    const held = parts.held();
+    if (id && held) post({ type: 'session', to, session: { ...held, id } });
+  }
+
+  function leave() {
+    membership?.abort();
+    membership = undefined;
+    leading = false;
+    id = undefined;
+  }
+
+  /** Joins session `next`: queues for its lock; the holder renews for every tab and answers new tabs. */
+  function join(next: string) {
+    leave();
+    id = next;
+    const member = (membership = new AbortController());
+    if (!locks) {
+      leading = true;
+      return;
+    }
+    locks
+      .request(LOCK + next, { signal: member.signal }, () => {
+        leading = true;
+        follower?.lead();
+        parts.checkDue();
+        return new Promise<void>((release) => member.signal.addEventListener('abort', () => release()));
+      })
+      // Left the queue before the lock came: nothing to do.
+      .catch(() => {});
+  }
+
+  function adopt(session: Shared<C>) {
+    parts.adopt(session);
+    join(session.id);
+  }
+
+  function onMessage({ data }: MessageEvent) {
+    const message = parseMessage<C>(data, parts.dpop);
+    if (!message) return;
+    switch (message.type) {
+      case 'ask':
+        // Only the lock holder answers: its tokens are the newest.
+        if (leading) share(message.from);
+        return;
+      case 'session': {
+        // An answer to this tab's question, or a sign-in elsewhere that a tab without a session follows.
+        const asked = message.to === undefined ? undefined : asks.get(message.to);
+        if (asked || (message.to === undefined && parts.waiting())) adopt(message.session);
+        asked?.(true);
+        return;
+      }
+      case 'renew': {
+        const current = parts.held()?.tokens;
+        if (message.id !== id || !leading || !current) return;
+        // Renewed already: the follower only missed it. Otherwise renew now, once for every tab.
+        if (current.expiresAt > message.expiresAt) post({ type: 'renewed', id, tokens: current });
+        else parts.renew();
+        return;
+      }
+      case 'renewed': {
+        const current = parts.held()?.tokens;
+        if (message.id !== id || !current || message.tokens.expiresAt <= current.expiresAt) return;
+        if (follower) follower.settle(message.tokens);
+        else parts.renewed(message.tokens);
+        return;
+      }
+      case 'ended':
+        if (message.id !== id) return;
+        leave();
+        if (follower) follower.settle(undefined, new AuthError('invalid_grant'));
+        else parts.ended(new AuthError('session_expired'));
+        return;
+      case 'signed-out': {
+        const mine = id !== undefined && message.id === id;
+        leave();
+        parts.signedOut(!mine);
+      }
+    }
+  }
+  channel?.addEventListener('message', onMessage);
+
+  /** The lock holder renews and tells the others; a follower asks it and waits, bounded. */
+  async function refresh(current: TokenSet, signal: AbortSignal): Promise<TokenSet> {
+    if (leading || !id) {
+      const renewing = id;
+      try {
+        const next = await parts.refresh(current, signal);
+        if (renewing && renewing === id) post({ type: 'renewed', id: renewing, tokens: next });
+        return next;
+      } catch (err) {
+        if (renewing && renewing === id && !transient(err)) post({ type: 'ended', id: renewing });
+        throw err;
+      }
+    }
+    const session = id;
+    return new Promise<TokenSet>((resolve, reject) => {
+      const timer = setTimeout(() => settle(undefined, new AuthError('timeout')), parts.timeoutMs);
+      const stop = () => settle(undefined, new AuthError('aborted'));
+      function settle(tokens?: TokenSet, err?: unknown) {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', stop);
+        follower = undefined;
+        if (tokens) resolve(tokens);
+        else reject(err);
+      }
+      // The holder closed mid-renewal and this tab took the lock: it renews itself.
+      const lead = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', stop);
+        follower = undefined;
+        refresh(current, signal).then(resolve, reject);
+      };
+      follower = { settle, lead };
+      signal.addEventListener('abort', stop);
+      post({ type: 'renew', id: session, expiresAt: current.expiresAt });
+    });
+  }
+
+  return {
+    /**
+     * Asks the other tabs for their session and adopts it; false at once when no tab holds a session's
+     * lock, else after ASK_MS without an answer.
+     */
+    async ask(): Promise<boolean> {
+      if (!channel) return false;
+      const held = locks && (await locks.query()).held;
+      if (locks && !held?.some((lock) => lock.name?.startsWith(LOCK))) return false;
+      const from = generateRandomState();
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => done(false), ASK_MS);
+        function done(adopted: boolean) {
+          clearTimeout(timer);
+          asks.delete(from);
+          resolve(adopted);
+        }
+        asks.set(from, done);
+        post({ type: 'ask', from });
+      });
+    },
+    /** This tab signed in: a new session for the browser, and the waiting tabs sign in with it. */
+    signedIn() {
+      join(generateRandomState());
+      share();
+    },
+    /** This tab signed out: every tab of the session signs out without revoking again. */
+    signedOut() {
+      post({ type: 'signed-out', id });
+      leave();
+    },
+    refresh,
+    destroy() {
+      channel?.removeEventListener('message', onMessage);
+      follower?.settle(undefined, new AuthError('aborted'));
+      leave();
+    },
+  };
+}
+
+export type Tabs = ReturnType<typeof createTabs>;
