@@ -13,13 +13,13 @@ describe('sign-out from every state and every tab', () => {
     }),
   });
 
-  it('after Sign out in one of three tabs, no access or refresh token any tab received works at the provider', async () => {
+  it('after Sign out in one of three tabs, no token the browser was given works at the provider', async () => {
     const first = await env.open();
     const { context, log } = first;
     const { app, idp } = env.stack;
     await signIn(first, app.url);
     await readClaims(first.page);
-    // Two more tabs of the same browser: each restores silently and holds tokens of its own.
+    // Two more tabs of the same browser: they adopt the first tab's session, tokens and all.
     const tabs = [first.page, await context.newPage(), await context.newPage()];
     for (const tab of tabs.slice(1)) {
       await tab.goto(app.url + '#/profile');
@@ -27,18 +27,18 @@ describe('sign-out from every state and every tab', () => {
     }
     await log.settle();
     const issued = tokenResponses(log);
-    expect(issued).toHaveLength(3);
+    expect(issued).toHaveLength(1);
 
     await tabs[1].getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
     for (const tab of [tabs[0], tabs[2]])
       await tab.getByRole('main').getByRole('button', { name: 'Sign in', exact: true }).waitFor();
-    // Every tab revokes what it holds (best effort, not waited for): wait for the six revocations.
-    await expect
-      .poll(() => log.matching(idp.accountUrl + '/connect/revocation', 'POST').filter((e) => e.status !== undefined).length)
-      .toBe(6);
+    // Revocation is best effort and not waited for: wait for its effect at the provider.
     for (const tokens of issued) {
-      const refreshed = await refreshGrant(idp.accountUrl + '/connect/token', idp.clientId, String(tokens.refresh_token));
-      expect(refreshed.status, 'a refresh token still worked').toBe(400);
+      await expect
+        .poll(
+          async () => (await refreshGrant(idp.accountUrl + '/connect/token', idp.clientId, String(tokens.refresh_token))).status,
+        )
+        .toBe(400);
       const userinfo = await getWith(idp.authUrl + '/connect/userinfo', { authorization: `Bearer ${tokens.access_token}` });
       expect(userinfo.status, 'an access token still worked').toBe(401);
     }

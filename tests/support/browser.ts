@@ -173,19 +173,41 @@ export interface PageState {
   /** history.state and window.name: other places a careless app could leave a secret. */
   historyState: string;
   windowName: string;
+  /** Every IndexedDB database's stores and records, and the Cache Storage's cached URLs. */
+  indexedDB: string;
+  caches: string[];
 }
 
-/** The page's URL, Web Storage, cookies, history.state and window.name, to check no secret was left behind. */
+/**
+ * The page's URL, Web Storage, cookies, history.state, window.name, IndexedDB and Cache Storage, to check
+ * no secret was left behind.
+ */
 export async function pageState(page: Page): Promise<PageState> {
-  const storage = await page.evaluate(() => {
+  const storage = await page.evaluate(async () => {
     const dump = (s: Storage) =>
       Object.fromEntries(Array.from({ length: s.length }, (_, i) => s.key(i) ?? '').map((k) => [k, s.getItem(k) ?? '']));
+    const request = <T>(r: IDBRequest<T>) =>
+      new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+    const databases: Record<string, Record<string, unknown[]>> = {};
+    for (const { name } of await indexedDB.databases()) {
+      if (!name) continue;
+      const db = await request(indexedDB.open(name));
+      databases[name] = {};
+      for (const store of db.objectStoreNames) {
+        databases[name][store] = await request(db.transaction(store).objectStore(store).getAll());
+      }
+      db.close();
+    }
+    const cached: string[] = [];
+    for (const key of await caches.keys()) cached.push(...(await (await caches.open(key)).keys()).map((r) => r.url));
     return {
       localStorage: dump(window.localStorage),
       sessionStorage: dump(window.sessionStorage),
       cookies: document.cookie,
       historyState: JSON.stringify(history.state) ?? '',
       windowName: window.name,
+      indexedDB: JSON.stringify(databases),
+      caches: cached,
     };
   });
   return { url: page.url(), ...storage };

@@ -1,0 +1,185 @@
+// One session per browser (several tabs of one context, the real local provider): a new tab adopts the
+// session without the identity service, a sign-in reaches the waiting tabs, one tab renews for all and
+// another takes over when it closes, sign-out ends every tab and revokes the one refresh token, and
+// nothing of the session is ever stored.
+import type { BrowserContext, Page, Route } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { pageState, type RequestLog } from '../support/browser';
+import { authorizeRequests, tokenRequests, tokenResponses } from '../support/flows';
+import { getWith, refreshGrant } from '../support/node-client';
+import { readClaims, signIn, useEnv, type Session } from './helpers';
+
+const ACCESS_TOKEN_TTL_S = 6;
+
+/** Every token the provider issued in this context, and the claims, appear nowhere the pages can store. */
+async function expectNothingStored(context: BrowserContext, log: RequestLog) {
+  await log.settle();
+  const secrets = tokenResponses(log).flatMap((t) =>
+    ['access_token', 'refresh_token', 'id_token'].map((key) => t[key]).filter((v): v is string => typeof v === 'string'),
+  );
+  const cookies = JSON.stringify(await context.cookies());
+  for (const page of context.pages()) {
+    const dump = JSON.stringify(await pageState(page)) + cookies;
+    for (const secret of [...secrets, 'alice@example.test', 'Alice Liddell']) {
+      expect(dump.includes(secret), `${secret.slice(0, 12)}… stored: ${dump}`).toBe(false);
+    }
+  }
+}
+
+const signOutButton = (page: Page) => page.getByRole('banner').getByRole('button', { name: 'Sign out' });
+const noAlert = async (page: Page) => expect(await page.getByRole('alert').count()).toBe(0);
+
+async function openTab(session: Session, appUrl: string, hash = '#/profile'): Promise<Page> {
+  const page = await session.context.newPage();
+  await page.goto(appUrl + hash);
+  return page;
+}
+
+describe('tabs share one session', () => {
+  const env = useEnv({
+    accessTokenTtl: ACCESS_TOKEN_TTL_S,
+    extraConfig: (idp) => ({ revocationUrl: idp.accountUrl + '/connect/revocation' }),
+  });
+
+  it('a new tab beside a signed-in one shows the profile with no request to the identity service', async () => {
+    const session = await env.open();
+    const { page, log, context } = session;
+    const { app } = env.stack;
+    await signIn(session, app.url, '#/signin?returnTo=/profile');
+    const claims = await readClaims(page);
+    await expectNothingStored(context, log);
+    const authorizes = authorizeRequests(log).length;
+    const tokens = tokenRequests(log).length;
+
+    const second = await openTab(session, app.url);
+    expect(await readClaims(second)).toEqual(claims);
+    expect(authorizeRequests(log)).toHaveLength(authorizes);
+    expect(tokenRequests(log)).toHaveLength(tokens);
+    expect(log.matching('/connect/userinfo', 'GET').length).toBe(1);
+    await expectNothingStored(context, log);
+  });
+
+  it('a sign-in in one tab signs in a tab waiting signed out', async () => {
+    const session = await env.open();
+    const { page, log, context } = session;
+    const { app } = env.stack;
+    await page.goto(app.url + '#/profile');
+    await page.getByRole('main').getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+
+    const other = await context.newPage();
+    await signIn({ ...session, page: other }, app.url, '#/signin?returnTo=/profile');
+    const claims = await readClaims(other);
+    // The waiting tab shows the profile by itself: no authorization, token or userinfo request of its own.
+    expect(await readClaims(page)).toEqual(claims);
+    await log.settle();
+    expect(authorizeRequests(log)).toHaveLength(1);
+    expect(tokenRequests(log)).toHaveLength(1);
+    expect(log.matching('/connect/userinfo', 'GET').length).toBe(1);
+    await expectNothingStored(context, log);
+  });
+
+  it('three tabs over several token lifetimes renew once per lifetime, with no alert', async () => {
+    const session = await env.open();
+    const { page, log, context } = session;
+    const { app } = env.stack;
+    await signIn(session, app.url, '#/signin?returnTo=/profile');
+    await readClaims(page);
+    const tabs = [page, await openTab(session, app.url), await openTab(session, app.url)];
+    for (const tab of tabs) await readClaims(tab);
+    const from = Date.now();
+    const lifetimes = 3;
+    await expect
+      .poll(() => tokenRequests(log, 'refresh_token').filter((e) => e.status === 200).length, { timeout: 30_000 })
+      .toBeGreaterThanOrEqual(lifetimes);
+    const elapsed = Date.now() - from;
+    // One renewal per lifetime for the whole browser (a lifetime is renewed shortly before it ends).
+    expect(tokenRequests(log, 'refresh_token').length).toBeLessThanOrEqual(Math.ceil(elapsed / (ACCESS_TOKEN_TTL_S * 1000)) + 1);
+    expect(tokenRequests(log, 'refresh_token').every((e) => e.status === 200)).toBe(true);
+    for (const tab of tabs) {
+      await noAlert(tab);
+      await readClaims(tab);
+    }
+    await expectNothingStored(context, log);
+  });
+
+  it('the renewing tab closed mid-renewal: another tab renews and the session goes on', async () => {
+    const session = await env.open();
+    const { context, log } = session;
+    const { app } = env.stack;
+    // A tab of its own: the session's first page holds its token answers back to record them.
+    const leader = await context.newPage();
+    await signIn({ ...session, page: leader }, app.url, '#/signin?returnTo=/profile');
+    await readClaims(leader);
+    const follower = await openTab(session, app.url);
+    await readClaims(follower);
+    // The first tab holds the lock: its renewal hangs before it reaches the provider, then the tab
+    // closes. (Aborted first: Playwright would let a request it holds go on when its page closes.)
+    let held!: (route: Route) => void;
+    const renewing = new Promise<Route>((resolve) => (held = resolve));
+    await leader.route('**/connect/token', (route) => {
+      if (route.request().postData()?.includes('grant_type=refresh_token')) held(route);
+      else void route.continue();
+    });
+    await (await renewing).abort();
+    await leader.close();
+    const renewed = () => tokenRequests(log, 'refresh_token').filter((e) => e.status === 200).length;
+    await expect.poll(renewed, { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
+    // A lifetime later the follower, now holding the lock, has renewed again by itself.
+    await expect.poll(renewed, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+    await noAlert(follower);
+    await readClaims(follower);
+  });
+
+  it('sign-out in one tab signs out every tab and revokes the browser refresh token once', async () => {
+    const session = await env.open();
+    const { page, log, context } = session;
+    const { app, idp } = env.stack;
+    await signIn(session, app.url, '#/signin?returnTo=/profile');
+    await readClaims(page);
+    const tabs = [page, await openTab(session, app.url), await openTab(session, app.url)];
+    for (const tab of tabs) await readClaims(tab);
+    await log.settle();
+    const [issued] = tokenResponses(log);
+    expect(tokenResponses(log)).toHaveLength(1);
+
+    await signOutButton(tabs[1]).click();
+    for (const tab of tabs) await tab.getByRole('main').getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    // The refresh token and the access token no longer work at the provider: a replay fails.
+    await expect
+      .poll(
+        async () => (await refreshGrant(idp.accountUrl + '/connect/token', idp.clientId, String(issued.refresh_token))).status,
+      )
+      .toBe(400);
+    const userinfo = await getWith(idp.authUrl + '/connect/userinfo', { authorization: `Bearer ${issued.access_token}` });
+    expect(userinfo.status).toBe(401);
+    await log.settle();
+    expect(log.matching(idp.accountUrl + '/connect/revocation', 'POST')).toHaveLength(2);
+    // A tab opened after the sign-out stays signed out without asking the provider.
+    const later = await openTab(session, app.url);
+    await later.getByRole('main').getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    expect(authorizeRequests(log)).toHaveLength(1);
+    await expectNothingStored(context, log);
+  });
+});
+
+describe('tabs share one DPoP-bound session', () => {
+  const env = useEnv({ extraConfig: { dpop: true } });
+
+  it('all three tabs call the DPoP-protected demo API with the one bound token', async () => {
+    const session = await env.open();
+    const { page, log, context } = session;
+    const { app } = env.stack;
+    await signIn(session, app.url, '#/signin?returnTo=/api');
+    const tabs = [page, await openTab(session, app.url, '#/api'), await openTab(session, app.url, '#/api')];
+    for (const tab of tabs) {
+      await tab.getByTestId('api-result').waitFor();
+      expect(await tab.getByTestId('api-result').textContent()).toContain('Hello, Alice Liddell!');
+    }
+    await log.settle();
+    expect(tokenRequests(log)).toHaveLength(1);
+    const calls = log.matching('/api/greeting', 'GET').filter((e) => e.status === 200);
+    expect(calls.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(calls.map((e) => e.headers.authorization)).size).toBe(1);
+    await expectNothingStored(context, log);
+  });
+});
