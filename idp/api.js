@@ -1,6 +1,11 @@
-// The demo protected API (its own origin): GET /api/greeting and the per-user
-// notes, all needing an access token with the service.api scope, sent as
-// Bearer or, for a DPoP-bound token, as DPoP with a proof (see api-auth.js).
+// The demo protected API (its own origin, also its resource indicator, RFC 8707): GET /api/greeting
+// and the per-user notes, called with an access token sent as Bearer or, for a DPoP-bound token, as
+// DPoP with a proof (see api-auth.js).
+//
+// Two kinds of token reach it. The sign-in token (code exchange without `resource`) has no audience;
+// it is good for /api/greeting when it carries service.api. A token issued for this
+// API (a refresh with resource=<apiUrl>) has the API as its audience and only the API's own scopes:
+// the notes take nothing else, reading needs notes.read and writing notes.write.
 import { authenticate } from './api-auth.js';
 import { createDpopVerifier } from './dpop.js';
 import { pathOf, readBody, sendJson, sendNotFound } from './http.js';
@@ -17,9 +22,56 @@ const ROUTES = [
 ];
 
 /**
+ * A WWW-Authenticate challenge (RFC 6750 §3, RFC 9449 §7.1); quoted values are fixed texts without quotes.
+ * @param {'Bearer' | 'DPoP'} scheme
+ * @param {Record<string, string>} quoted parameters written as quoted strings
+ */
+function challenge(scheme, quoted) {
+  return `${scheme} ${Object.entries(quoted)
+    .map(([name, value]) => `${name}="${value}"`)
+    .join(', ')}`;
+}
+
+/**
+ * 401 with an RFC 6750 / RFC 9449 error; a DPoP challenge names the proof algorithms the API takes.
+ * @param {import('node:http').ServerResponse} res
+ * @param {{ scheme: 'Bearer' | 'DPoP', code: string, description: string }} refusal
+ * @param {Record<string, string>} headers
+ */
+function sendUnauthorized(res, { scheme, code, description }, headers) {
+  /** @type {Record<string, string>} */
+  const algs = scheme === 'DPoP' ? { algs: DPOP_ALGS.join(' ') } : {};
+  sendJson(
+    res,
+    401,
+    { error: code, error_description: description },
+    { ...headers, 'WWW-Authenticate': challenge(scheme, { error: code, error_description: description, ...algs }) },
+  );
+}
+
+/**
+ * What the token lacks for this request, if anything (see the top of this file).
+ * @param {{ aud?: string, scopes: Set<string> }} token
+ * @param {string} path
+ * @param {string} method
+ * @param {string} apiUrl
+ * @returns {{ audience: true } | { scope: string } | undefined}
+ */
+function shortfall(token, path, method, apiUrl) {
+  const forApi = token.aud === apiUrl;
+  if (path.startsWith('/api/notes')) {
+    if (!forApi) return { audience: true };
+    const scope = method === 'POST' ? 'notes.write' : 'notes.read';
+    return token.scopes.has(scope) ? undefined : { scope };
+  }
+  if (forApi) return undefined;
+  return token.scopes.has(API_SCOPE) ? undefined : { scope: API_SCOPE };
+}
+
+/**
  * @param {import('oidc-provider').default} provider
  * @param {{ apiUrl: string, allowedOrigins: Set<string>, dpopNonce: boolean, users: import('./users.js').UserDirectory }} options
- *   apiUrl: this server's origin, the base of the htu every DPoP proof must name;
+ *   apiUrl: this server's origin, the base of the htu every DPoP proof must name, and the audience of its tokens;
  *   allowedOrigins: origins allowed to call the API from a browser
  * @returns {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => Promise<void>}
  */
@@ -76,28 +128,23 @@ export function createApiHandler(provider, { apiUrl, allowedOrigins, dpopNonce, 
       },
       users.findUserBySub,
     );
-    if ('code' in caller) {
-      const algs = caller.scheme === 'DPoP' ? `, algs="${DPOP_ALGS.join(' ')}"` : '';
-      return sendJson(
-        res,
-        401,
-        { error: caller.code, error_description: caller.description },
-        {
-          'WWW-Authenticate': `${caller.scheme} error="${caller.code}", error_description="${caller.description}"${algs}`,
-          ...(caller.nonce ? { 'DPoP-Nonce': caller.nonce } : {}),
-        },
-      );
-    }
+    if ('code' in caller) return sendUnauthorized(res, caller, caller.nonce ? { 'DPoP-Nonce': caller.nonce } : {});
     const { token, user } = caller;
     /** @type {Record<string, string>} */
     const headers = caller.nonce ? { 'DPoP-Nonce': caller.nonce } : {};
-    if (!token.scopes.has(API_SCOPE)) {
-      const scheme = token.jkt ? 'DPoP' : 'Bearer';
+    const scheme = token.jkt ? 'DPoP' : 'Bearer';
+    const lacking = shortfall(token, path, req.method ?? '', apiUrl);
+    if (lacking && 'audience' in lacking) {
+      const description = 'access token audience is not this API';
+      return sendUnauthorized(res, { scheme, code: 'invalid_token', description }, headers);
+    }
+    if (lacking) {
+      // RFC 6750 §3.1: the scope the request needs, which the client can ask for and retry with.
       return sendJson(
         res,
         403,
-        { error: 'insufficient_scope', error_description: `the ${API_SCOPE} scope is required` },
-        { ...headers, 'WWW-Authenticate': `${scheme} error="insufficient_scope", scope="${API_SCOPE}"` },
+        { error: 'insufficient_scope', error_description: `the ${lacking.scope} scope is required` },
+        { ...headers, 'WWW-Authenticate': challenge(scheme, { error: 'insufficient_scope', scope: lacking.scope }) },
       );
     }
 

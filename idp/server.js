@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { createApiHandler } from './api.js';
 import { closeServer, listen, pathOf, readForm, sendJson, sendNotFound } from './http.js';
 import { createInteractionHandler } from './interactions.js';
-import { createProvider, originsOf, ROUTES } from './provider.js';
+import { API_SCOPES, createProvider, originsOf, ROUTES } from './provider.js';
 import { createUserDirectory } from './users.js';
 
 /** The app's dev (5173) and preview (4173) URLs, by both loopback names. */
@@ -37,7 +37,8 @@ export const DEFAULT_REDIRECT_URIS = Object.freeze([
  * @typedef {object} Idp
  * @property {string} accountUrl http://localhost:PORT (issuer, authorize, token)
  * @property {string} authUrl http://127.0.0.1:PORT (userinfo)
- * @property {string} apiUrl http://127.0.0.1:PORT (/api/greeting, /api/notes)
+ * @property {string} apiUrl http://127.0.0.1:PORT (/api/greeting, /api/notes); also the
+ *   API's resource indicator (RFC 8707) and the audience of its tokens
  * @property {string} issuer same as accountUrl
  * @property {string} clientId
  * @property {{ username: string, password: string, name: string, email: string }[]} users
@@ -111,6 +112,7 @@ export async function startIdp(options = {}) {
     provider = await createProvider({
       issuer: accountUrl,
       authUrl,
+      apiUrl,
       clientId,
       redirectUris,
       accessTokenTtl,
@@ -169,6 +171,7 @@ function printBanner({ accountUrl, authUrl, apiUrl, clientId, redirectUris, user
       `  issuer / account  ${accountUrl}  (${ROUTES.authorization}, ${ROUTES.token}, ${ROUTES.revocation}, ${ROUTES.end_session})`,
       `  auth (userinfo)   ${authUrl}${ROUTES.userinfo}`,
       `  demo API          ${apiUrl}/api/greeting, ${apiUrl}/api/notes`,
+      `  API resource      ${apiUrl}  (scopes ${API_SCOPES.join(', ')})`,
       `  DPoP nonces       ${dpopNonce ? 'required' : 'off'}`,
       `  client            ${clientId} -> ${redirectUris.join(', ')}`,
       `  demo users        ${users.map((u) => `${u.username} / ${u.password}`).join(',  ')}`,
