@@ -1,9 +1,9 @@
-// The demo protected API (its own origin, also its resource indicator, RFC 8707): GET /api/greeting
-// and the per-user notes, called with an access token sent as Bearer or, for a DPoP-bound token, as
-// DPoP with a proof (see api-auth.js).
+// The demo protected API (its own origin, also its resource indicator, RFC 8707): GET /api/greeting,
+// the per-user notes and GET /api/sensitive, called with an access token sent as Bearer or, for a
+// DPoP-bound token, as DPoP with a proof (see api-auth.js).
 //
 // Two kinds of token reach it. The sign-in token (code exchange without `resource`) has no audience;
-// it is good for /api/greeting when it carries service.api. A token issued for this
+// it is good for /api/greeting and /api/sensitive when it carries service.api. A token issued for this
 // API (a refresh with resource=<apiUrl>) has the API as its audience and only the API's own scopes:
 // the notes take nothing else, reading needs notes.read and writing notes.write.
 import { authenticate } from './api-auth.js';
@@ -17,6 +17,7 @@ export const API_SCOPE = 'service.api';
 /** Path -> methods it answers; `:id` stands for one path segment. */
 const ROUTES = [
   { pattern: /^\/api\/greeting$/, methods: ['GET'] },
+  { pattern: /^\/api\/sensitive$/, methods: ['GET'] },
   { pattern: /^\/api\/notes$/, methods: ['GET', 'POST'] },
   { pattern: /^\/api\/notes\/([\w-]{1,32})$/, methods: ['GET'] },
 ];
@@ -25,11 +26,11 @@ const ROUTES = [
  * A WWW-Authenticate challenge (RFC 6750 §3, RFC 9449 §7.1); quoted values are fixed texts without quotes.
  * @param {'Bearer' | 'DPoP'} scheme
  * @param {Record<string, string>} quoted parameters written as quoted strings
+ * @param {string} [tail] parameters written as they are, e.g. max_age=60
  */
-function challenge(scheme, quoted) {
-  return `${scheme} ${Object.entries(quoted)
-    .map(([name, value]) => `${name}="${value}"`)
-    .join(', ')}`;
+function challenge(scheme, quoted, tail) {
+  const params = Object.entries(quoted).map(([name, value]) => `${name}="${value}"`);
+  return `${scheme} ${[...params, ...(tail ? [tail] : [])].join(', ')}`;
 }
 
 /**
@@ -70,12 +71,14 @@ function shortfall(token, path, method, apiUrl) {
 
 /**
  * @param {import('oidc-provider').default} provider
- * @param {{ apiUrl: string, allowedOrigins: Set<string>, dpopNonce: boolean, users: import('./users.js').UserDirectory }} options
+ * @param {{ apiUrl: string, allowedOrigins: Set<string>, dpopNonce: boolean, sensitiveMaxAge: number,
+ *   users: import('./users.js').UserDirectory }} options
  *   apiUrl: this server's origin, the base of the htu every DPoP proof must name, and the audience of its tokens;
- *   allowedOrigins: origins allowed to call the API from a browser
+ *   allowedOrigins: origins allowed to call the API from a browser;
+ *   sensitiveMaxAge: seconds since the login that /api/sensitive still accepts
  * @returns {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => Promise<void>}
  */
-export function createApiHandler(provider, { apiUrl, allowedOrigins, dpopNonce, users }) {
+export function createApiHandler(provider, { apiUrl, allowedOrigins, dpopNonce, sensitiveMaxAge, users }) {
   const notes = createNotesStore();
   const dpop = createDpopVerifier({ algorithms: DPOP_ALGS, requireNonce: dpopNonce });
 
@@ -108,7 +111,8 @@ export function createApiHandler(provider, { apiUrl, allowedOrigins, dpopNonce, 
     if (cors) {
       // No Allow-Credentials: the API is called with a token, never cookies.
       res.setHeader('Access-Control-Allow-Origin', origin);
-      // The app reads WWW-Authenticate (invalid_token, insufficient_scope, use_dpop_nonce) and the next DPoP nonce.
+      // The app reads WWW-Authenticate (invalid_token, insufficient_scope, insufficient_user_authentication,
+      // use_dpop_nonce) and the next DPoP nonce.
       res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate, DPoP-Nonce');
     }
 
@@ -148,6 +152,33 @@ export function createApiHandler(provider, { apiUrl, allowedOrigins, dpopNonce, 
       );
     }
 
+    if (path === '/api/sensitive') {
+      // auth_time is stored with every access token by the provider's extraTokenClaims (provider.js).
+      const authTime = token.extra?.auth_time;
+      if (typeof authTime !== 'number' || Math.floor(Date.now() / 1000) - authTime > sensitiveMaxAge) {
+        // RFC 9470 §3: the client is to sign in again with this max_age and repeat the call.
+        const error_description = 'A more recent sign-in is required';
+        return sendJson(
+          res,
+          401,
+          { error: 'insufficient_user_authentication', error_description, max_age: sensitiveMaxAge },
+          {
+            ...headers,
+            'WWW-Authenticate': challenge(
+              scheme,
+              { error: 'insufficient_user_authentication', error_description },
+              `max_age=${sensitiveMaxAge}`,
+            ),
+          },
+        );
+      }
+      return sendJson(
+        res,
+        200,
+        { sub: user.sub, auth_time: authTime, max_age: sensitiveMaxAge, servedAt: new Date().toISOString() },
+        headers,
+      );
+    }
     if (path === '/api/greeting') {
       return sendJson(
         res,

@@ -159,6 +159,15 @@ export async function createProvider(options) {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
     },
     findAccount: users.findAccount,
+    // The API's max_age check (RFC 9470, /api/sensitive) needs the time of the login behind an
+    // access token. oidc-provider keeps authTime on the authorization code and on the refresh token
+    // (copied on every rotation) but not on the access token, whose session may since have logged in
+    // again. It stores what this returns in the opaque token's `extra` (what introspection would
+    // report), so every access token carries the auth_time of the code or refresh token it came from.
+    async extraTokenClaims(ctx) {
+      const source = ctx?.oidc?.entities.AuthorizationCode ?? ctx?.oidc?.entities.RefreshToken;
+      return typeof source?.authTime === 'number' ? { auth_time: source.authTime } : undefined;
+    },
     // Refresh tokens for every code grant of the app (no offline_access needed),
     // rotated on every use; reuse of a rotated one revokes the whole grant.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),

@@ -1,6 +1,6 @@
-// The demo API as a resource server (RFC 8707 resource indicators) and the step-up for a scope it
-// asks for (RFC 6750 §3.1), over real HTTP on ephemeral ports.
-import { describe, expect, test } from 'vitest';
+// The demo API as a resource server (RFC 8707 resource indicators), the step-up for a scope it
+// asks for (RFC 6750 §3.1) and its fresh-login route (RFC 9470), over real HTTP on ephemeral ports.
+import { describe, expect, onTestFinished, test, vi } from 'vitest';
 
 import {
   ALL_SCOPES,
@@ -32,6 +32,14 @@ function note(title) {
   const data = new FormData();
   data.append('title', title);
   return data;
+}
+
+/** Moves only the wall clock forward, as if `seconds` had passed, until the test ends. */
+function advanceClock(/** @type {number} */ seconds) {
+  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + seconds * 1000 });
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
 }
 
 describe('the demo API as a resource server', () => {
@@ -160,6 +168,78 @@ describe('the demo API as a resource server', () => {
     expect(audience.status).toBe(401);
     expect(audience.headers.get('www-authenticate')).toBe(
       'DPoP error="invalid_token", error_description="access token audience is not this API", algs="ES256 Ed25519 EdDSA"',
+    );
+  });
+});
+
+describe('/api/sensitive: a login no older than max_age (RFC 9470)', () => {
+  test('a recent login passes; an old one gets the challenge; a login with max_age passes again', async () => {
+    const idp = await start({ sensitiveMaxAge: 30 });
+    const sensitive = `${idp.apiUrl}/api/sensitive`;
+    const { browser, signInTokens, apiTokens } = await signInForApi(idp);
+
+    const fresh = await getWithBearer(sensitive, signInTokens.access_token);
+    expect(fresh.status).toBe(200);
+    const first = /** @type {{ auth_time: number }} */ (await fresh.json());
+    expect(first).toMatchObject({ sub: 'u-alice-7f3a', max_age: 30, auth_time: expect.any(Number) });
+    expect(Math.abs(first.auth_time - Date.now() / 1000)).toBeLessThan(10);
+    expect((await getWithBearer(sensitive, apiTokens.access_token)).status).toBe(200);
+
+    advanceClock(31);
+    for (const token of [signInTokens.access_token, apiTokens.access_token]) {
+      const stale = await getWithBearer(sensitive, token, { Origin: APP_ORIGIN });
+      expect(stale.status).toBe(401);
+      expect(stale.headers.get('www-authenticate')).toBe(
+        'Bearer error="insufficient_user_authentication", error_description="A more recent sign-in is required", max_age=30',
+      );
+      expect(stale.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate');
+    }
+    // A refresh is no new login: its token keeps the old auth_time.
+    const refreshed = await refreshForApi(idp, apiTokens.refresh_token);
+    expect((await getWithBearer(sensitive, refreshed.access_token)).status).toBe(401);
+
+    // The step-up: max_age makes the provider ask for the password despite the live session.
+    const { verifier, challenge } = pkce();
+    const { result } = await authorize(idp, browser, {
+      scope: `${ALL_SCOPES} notes.read`,
+      challenge,
+      params: { resource: idp.apiUrl, max_age: '30' },
+    });
+    const login = page(result);
+    expect(login.html).toContain('<h1>Sign in</h1>');
+    const done = callback(await submit(browser, login, '/login', { username: 'alice', password: 'wonderland' }));
+    const again = await exchangeCode(idp, done, verifier);
+    const ok = await getWithBearer(sensitive, again.access_token);
+    expect(ok.status).toBe(200);
+    const second = /** @type {{ auth_time: number }} */ (await ok.json());
+    expect(second.auth_time).toBeGreaterThanOrEqual(first.auth_time + 31);
+    const apiAgain = await refreshForApi(idp, again.refresh_token);
+    expect(await (await getWithBearer(sensitive, apiAgain.access_token)).json()).toMatchObject({
+      auth_time: second.auth_time,
+    });
+  });
+
+  test('the sign-in token needs service.api there like at the greeting; a DPoP token gets a DPoP challenge', async () => {
+    const idp = await start({ sensitiveMaxAge: 5 });
+    const sensitive = `${idp.apiUrl}/api/sensitive`;
+    const narrow = await signIn(idp, { scope: 'openid profile' });
+    const narrowToken = (await exchangeCode(idp, narrow.callback, narrow.verifier)).access_token;
+    const forbidden = await getWithBearer(sensitive, narrowToken);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="service.api"');
+
+    const key = await dpopKey();
+    const { access_token: token } = await signInWithDpop(idp, key);
+    advanceClock(6);
+    const stale = await fetch(sensitive, {
+      headers: {
+        Authorization: `DPoP ${token}`,
+        DPoP: await dpopProof(key, { htm: 'GET', htu: sensitive, accessToken: token }),
+      },
+    });
+    expect(stale.status).toBe(401);
+    expect(stale.headers.get('www-authenticate')).toBe(
+      'DPoP error="insufficient_user_authentication", error_description="A more recent sign-in is required", max_age=5',
     );
   });
 });
