@@ -145,7 +145,7 @@ describe('DPoP-bound tokens', () => {
     );
     expect(type).toBe('DPoP');
 
-    const api = `${idp.apiUrl}/api/notes`;
+    const api = `${idp.apiUrl}/api/greeting`;
     const call = async (/** @type {string | undefined} */ nonce) =>
       withDpop(api, token, await dpopProof(key, { htm: 'GET', htu: api, accessToken: token, nonce }), {
         headers: { Origin: APP_ORIGIN },
@@ -164,14 +164,14 @@ describe('DPoP-bound tokens', () => {
 
     const ok = await call(apiNonce ?? undefined);
     expect(ok.status).toBe(200);
-    expect(/** @type {{ items: unknown[] }} */ (await ok.json()).items).toHaveLength(2);
+    expect(await ok.json()).toMatchObject({ greeting: 'Hello, Alice Liddell!' });
   });
 
   test('without nonce mode the API sends no DPoP-Nonce', async () => {
     const idp = await start();
     const key = await dpopKey();
     const { access_token: token } = await signInWithDpop(idp, key);
-    const api = `${idp.apiUrl}/api/notes`;
+    const api = `${idp.apiUrl}/api/greeting`;
     const ok = await withDpop(api, token, await dpopProof(key, { htm: 'GET', htu: api, accessToken: token }));
     expect(ok.status).toBe(200);
     expect(ok.headers.get('dpop-nonce')).toBeNull();

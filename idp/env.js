@@ -17,6 +17,7 @@ export function optionsFromEnv(env = process.env) {
     accessTokenTtl: integer(env, 'IDP_ACCESS_TOKEN_TTL', 300, 1),
     refreshTokenTtl: integer(env, 'IDP_REFRESH_TOKEN_TTL', 86400, 1),
     dpopNonce: flag(env, 'IDP_DPOP_NONCE'),
+    sensitiveMaxAge: integer(env, 'IDP_SENSITIVE_MAX_AGE', 60, 1),
   };
 }
 

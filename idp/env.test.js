@@ -10,4 +10,10 @@ describe('optionsFromEnv', () => {
     expect(optionsFromEnv({ IDP_DPOP_NONCE: ' 1 ' }).dpopNonce).toBe(true);
     expect(() => optionsFromEnv({ IDP_DPOP_NONCE: 'yes' })).toThrow('IDP_DPOP_NONCE must be 1 or 0, got "yes"');
   });
+
+  test('IDP_SENSITIVE_MAX_AGE sets how recent a login /api/sensitive demands; default 60 seconds', () => {
+    expect(optionsFromEnv({}).sensitiveMaxAge).toBe(60);
+    expect(optionsFromEnv({ IDP_SENSITIVE_MAX_AGE: '5' }).sensitiveMaxAge).toBe(5);
+    expect(() => optionsFromEnv({ IDP_SENSITIVE_MAX_AGE: '0' })).toThrow('IDP_SENSITIVE_MAX_AGE must be an integer from 1');
+  });
 });

@@ -110,12 +110,22 @@ export function createInteractionHandler(provider, { redirectUris, users }) {
 }
 
 /**
+ * The API scopes (RFC 8707) the consent prompt found missing, per resource indicator: oidc-provider
+ * puts them in its otherwise untyped details beside the OpenID scopes.
+ * @param {import('oidc-provider').Interaction} details
+ */
+function missingResourceScopes(details) {
+  return /** @type {Record<string, string[]> | undefined} */ (details.prompt.details.missingResourceScopes) ?? {};
+}
+
+/**
  * @param {import('oidc-provider').Interaction} details from provider.interactionDetails
  * @param {string} clientName
  * @param {import('./users.js').UserDirectory} users
  */
 function renderConsent(details, clientName, users) {
-  const missing = details.prompt.details.missingOIDCScope;
+  const oidcScopes = /** @type {string[] | undefined} */ (details.prompt.details.missingOIDCScope) ?? [];
+  const missing = [...oidcScopes, ...Object.values(missingResourceScopes(details)).flat()];
   const requested = String(details.params.scope ?? '')
     .split(' ')
     .filter(Boolean);
@@ -123,13 +133,14 @@ function renderConsent(details, clientName, users) {
     uid: details.uid,
     clientName,
     userName: users.findUserBySub(details.session?.accountId)?.name ?? 'unknown user',
-    scopes: Array.isArray(missing) ? missing : requested,
+    scopes: missing.length ? missing : requested,
   });
 }
 
 /**
  * Records what the person allowed: the grant is then found again through the
  * session (loadExistingGrant), which is what lets prompt=none succeed later.
+ * A step-up for an API scope (e.g. notes.write) adds it to the same grant.
  * @param {import('oidc-provider').default} provider
  * @param {import('oidc-provider').Interaction} details
  */
@@ -150,5 +161,8 @@ async function saveGrant(provider, details) {
   const claims = /** @type {string[] | undefined} */ (missing.missingOIDCClaims);
   if (scopes) grant.addOIDCScope(scopes.join(' '));
   if (claims) grant.addOIDCClaims(claims);
+  for (const [resource, resourceScopes] of Object.entries(missingResourceScopes(details))) {
+    grant.addResourceScope(resource, resourceScopes.join(' '));
+  }
   return grant.save();
 }

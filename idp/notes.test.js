@@ -2,12 +2,16 @@
 import { describe, expect, test } from 'vitest';
 
 import { LIMITS } from './notes.js';
-import { APP_ORIGIN, OTHER_ORIGIN, exchangeCode, getWithBearer, signIn, start } from './test-helpers.js';
+import { APP_ORIGIN, OTHER_ORIGIN, exchangeCode, getWithBearer, signIn, signInForApi, start } from './test-helpers.js';
 
-/** @param {Awaited<ReturnType<typeof start>>} idp @param {{ username?: string, password?: string, scope?: string }} [who] */
-async function tokenFor(idp, who) {
-  const { callback: done, verifier } = await signIn(idp, who);
-  return /** @type {string} */ ((await exchangeCode(idp, done, verifier)).access_token);
+/**
+ * A token for the demo API (RFC 8707) that may read and write notes.
+ * @param {Awaited<ReturnType<typeof start>>} idp
+ * @param {{ username?: string, password?: string, scope?: string }} [who] scope: the API scopes
+ */
+async function tokenFor(idp, who = {}) {
+  const { apiTokens } = await signInForApi(idp, { scope: 'notes.read notes.write', ...who });
+  return /** @type {string} */ (apiTokens.access_token);
 }
 
 /**
@@ -102,14 +106,37 @@ describe('notes API', () => {
     await refused(await post(notes, token, form({ title: 'one too many' })), /at most 50 notes/);
   });
 
-  test('scope, methods and CORS of the notes routes', async () => {
+  test('audience, scope, methods and CORS of the notes routes', async () => {
     const idp = await start();
     const notes = `${idp.apiUrl}/api/notes`;
-    const narrow = await tokenFor(idp, { scope: 'openid profile' });
-    const forbidden = await getWithBearer(notes, narrow);
-    expect(forbidden.status).toBe(403);
-    expect(forbidden.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="service.api"');
-    expect((await post(notes, narrow, form({ title: 'x' }))).status).toBe(403);
+
+    // The sign-in token (no resource at the code exchange) is for userinfo and the greeting, not the notes.
+    const { callback: done, verifier } = await signIn(idp);
+    const signInToken = (await exchangeCode(idp, done, verifier)).access_token;
+    for (const response of [await getWithBearer(notes, signInToken), await post(notes, signInToken, form({ title: 'x' }))]) {
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe(
+        'Bearer error="invalid_token", error_description="access token audience is not this API"',
+      );
+    }
+
+    // RFC 6750 §3.1: the API's token without the scope a route needs names the one missing.
+    const reader = await tokenFor(idp, { scope: 'notes.read' });
+    expect((await getWithBearer(notes, reader)).status).toBe(200);
+    expect((await getWithBearer(`${notes}/n1`, reader)).status).toBe(200);
+    const cannotWrite = await post(notes, reader, form({ title: 'x' }), { Origin: APP_ORIGIN });
+    expect(cannotWrite.status).toBe(403);
+    expect(cannotWrite.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="notes.write"');
+    expect(cannotWrite.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate');
+    expect(await cannotWrite.json()).toEqual({
+      error: 'insufficient_scope',
+      error_description: 'the notes.write scope is required',
+    });
+    const writer = await tokenFor(idp, { scope: 'notes.write' });
+    const cannotRead = await getWithBearer(`${notes}/n1`, writer);
+    expect(cannotRead.status).toBe(403);
+    expect(cannotRead.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="notes.read"');
+    expect((await post(notes, writer, form({ title: 'x' }))).status).toBe(201);
     expect((await getWithBearer(notes, undefined)).status).toBe(401);
 
     const token = await tokenFor(idp);

@@ -101,6 +101,8 @@ const SCOPE_TEXT = /** @type {Record<string, string>} */ ({
   profile: 'Your name and username',
   email: 'Your email address',
   'service.api': 'Call the demo API on your behalf',
+  'notes.read': 'Read your notes in the demo API',
+  'notes.write': 'Add notes in the demo API',
 });
 
 /**

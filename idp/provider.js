@@ -2,7 +2,7 @@
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 
-import Provider from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
 // The same per-instance in-memory store oidc-provider uses by default; importing
 // its factory only avoids the "development-only adapter" warning on every start.
 import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
@@ -10,6 +10,9 @@ import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.j
 import { logoutPage, messagePage, pageCsp } from './pages.js';
 
 export const SCOPES = ['openid', 'profile', 'email', 'service.api'];
+
+/** Scopes of the demo API as a resource server (RFC 8707): reading and writing notes. */
+export const API_SCOPES = ['notes.read', 'notes.write'];
 
 /**
  * DPoP proof algorithms of the provider and the demo API alike (oidc-provider's defaults).
@@ -53,6 +56,8 @@ export function originsOf(uris) {
  * @typedef {object} ProviderOptions
  * @property {string} issuer account origin, e.g. http://localhost:9010
  * @property {string} authUrl origin serving userinfo, e.g. http://127.0.0.1:9011
+ * @property {string} apiUrl the demo API's origin, e.g. http://127.0.0.1:9012: also its resource
+ *   indicator and the audience of its tokens, compared as written (no trailing slash)
  * @property {string} clientId
  * @property {string[]} redirectUris
  * @property {number} accessTokenTtl seconds
@@ -64,7 +69,8 @@ export function originsOf(uris) {
 
 /** @param {ProviderOptions} options */
 export async function createProvider(options) {
-  const { issuer, authUrl, clientId, redirectUris, accessTokenTtl, refreshTokenTtl, cookieSuffix, dpopNonce, users } = options;
+  const { issuer, authUrl, apiUrl, clientId, redirectUris, accessTokenTtl, refreshTokenTtl, cookieSuffix, dpopNonce, users } =
+    options;
   const appOrigins = originsOf(redirectUris);
   const csp = pageCsp(appOrigins);
 
@@ -84,10 +90,10 @@ export async function createProvider(options) {
         scope: SCOPES.join(' '),
       },
     ],
-    // service.api is declared as a plain scope instead of a resource-indicator
-    // scope on purpose: with resource indicators the access token gets an
-    // audience and oidc-provider then refuses it at userinfo. The demo API
-    // checks the scope itself (see api.js).
+    // service.api stays a plain OpenID scope: the sign-in token (code exchange without
+    // `resource`) has no audience, which is what oidc-provider requires at userinfo, and
+    // the demo API still accepts it for /api/greeting. The notes scopes belong to the API
+    // as a resource server (features.resourceIndicators below).
     scopes: SCOPES,
     claims: {
       openid: ['sub'],
@@ -101,7 +107,26 @@ export async function createProvider(options) {
     enabledJWA: { dPoPSigningAlgValues: DPOP_ALGS },
     features: {
       devInteractions: { enabled: false }, // its login page accepts any password
-      resourceIndicators: { enabled: false }, // see the scopes comment above
+      // RFC 8707: the demo API is a resource server with its own audience and scopes. The
+      // app names it with `resource` at authorization (the grant then holds the API's scopes)
+      // and again at a refresh for a token meant for the API alone (§2.2).
+      resourceIndicators: {
+        enabled: true,
+        // No `resource` at the token endpoint means the sign-in token: defaultResource keeps the
+        // default (none), and useGrantedResource stays false, so a code exchange with `openid`
+        // gets an audience-less token userinfo accepts even when the authorization named the API.
+        useGrantedResource: async () => false,
+        async getResourceServerInfo(_ctx, resourceIndicator) {
+          if (resourceIndicator !== apiUrl) throw new errors.InvalidTarget();
+          return {
+            scope: API_SCOPES.join(' '),
+            audience: apiUrl,
+            accessTokenTTL: accessTokenTtl,
+            // The API looks tokens up in this provider (api-auth.js): they must stay opaque.
+            accessTokenFormat: 'opaque',
+          };
+        },
+      },
       // A token request with a DPoP proof gets a DPoP-bound access token (cnf.jkt), and the
       // public client's refresh token is bound to the same key; without a proof, plain Bearer.
       dPoP: {
@@ -134,6 +159,15 @@ export async function createProvider(options) {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
     },
     findAccount: users.findAccount,
+    // The API's max_age check (RFC 9470, /api/sensitive) needs the time of the login behind an
+    // access token. oidc-provider keeps authTime on the authorization code and on the refresh token
+    // (copied on every rotation) but not on the access token, whose session may since have logged in
+    // again. It stores what this returns in the opaque token's `extra` (what introspection would
+    // report), so every access token carries the auth_time of the code or refresh token it came from.
+    async extraTokenClaims(ctx) {
+      const source = ctx?.oidc?.entities.AuthorizationCode ?? ctx?.oidc?.entities.RefreshToken;
+      return typeof source?.authTime === 'number' ? { auth_time: source.authTime } : undefined;
+    },
     // Refresh tokens for every code grant of the app (no offline_access needed),
     // rotated on every use; reuse of a rotated one revokes the whole grant.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { createApiHandler } from './api.js';
 import { closeServer, listen, pathOf, readForm, sendJson, sendNotFound } from './http.js';
 import { createInteractionHandler } from './interactions.js';
-import { createProvider, originsOf, ROUTES } from './provider.js';
+import { API_SCOPES, createProvider, originsOf, ROUTES } from './provider.js';
 import { createUserDirectory } from './users.js';
 
 /** The app's dev (5173) and preview (4173) URLs, by both loopback names. */
@@ -29,6 +29,7 @@ export const DEFAULT_REDIRECT_URIS = Object.freeze([
  * @property {number} [accessTokenTtl] seconds, default 300
  * @property {number} [refreshTokenTtl] seconds, default 86400; also how long the IdP session lasts
  * @property {boolean} [dpopNonce] default false; the provider and the demo API then require a DPoP nonce in every proof
+ * @property {number} [sensitiveMaxAge] seconds, default 60: how recent a login /api/sensitive demands (RFC 9470 max_age)
  * @property {import('./users.js').DemoUser[]} [extraUsers] accounts besides the demo users, e.g. a test's unusual names
  * @property {boolean} [quiet] do not print the banner
  */
@@ -37,7 +38,8 @@ export const DEFAULT_REDIRECT_URIS = Object.freeze([
  * @typedef {object} Idp
  * @property {string} accountUrl http://localhost:PORT (issuer, authorize, token)
  * @property {string} authUrl http://127.0.0.1:PORT (userinfo)
- * @property {string} apiUrl http://127.0.0.1:PORT (/api/greeting, /api/notes)
+ * @property {string} apiUrl http://127.0.0.1:PORT (/api/greeting, /api/notes, /api/sensitive); also the
+ *   API's resource indicator (RFC 8707) and the audience of its tokens
  * @property {string} issuer same as accountUrl
  * @property {string} clientId
  * @property {{ username: string, password: string, name: string, email: string }[]} users
@@ -59,6 +61,7 @@ export async function startIdp(options = {}) {
     accessTokenTtl = 300,
     refreshTokenTtl = 86400,
     dpopNonce = false,
+    sensitiveMaxAge = 60,
     extraUsers = [],
     quiet = false,
   } = options;
@@ -67,7 +70,7 @@ export async function startIdp(options = {}) {
   for (const [name, value] of Object.entries({ accountPort, authPort, apiPort })) {
     if (!Number.isInteger(value) || value < 0 || value > 65535) throw new TypeError(`startIdp: invalid ${name}`);
   }
-  for (const [name, value] of Object.entries({ accessTokenTtl, refreshTokenTtl })) {
+  for (const [name, value] of Object.entries({ accessTokenTtl, refreshTokenTtl, sensitiveMaxAge })) {
     if (!Number.isInteger(value) || value < 1) throw new TypeError(`startIdp: ${name} must be a positive integer (seconds)`);
   }
   if (typeof clientId !== 'string' || !clientId) throw new TypeError('startIdp: invalid clientId');
@@ -111,6 +114,7 @@ export async function startIdp(options = {}) {
     provider = await createProvider({
       issuer: accountUrl,
       authUrl,
+      apiUrl,
       clientId,
       redirectUris,
       accessTokenTtl,
@@ -149,26 +153,29 @@ export async function startIdp(options = {}) {
     apiUrl,
     allowedOrigins: originsOf(redirectUris),
     dpopNonce,
+    sensitiveMaxAge,
     users: directory,
   });
 
   const users = directory.users.map(({ username, password, name, email }) => ({ username, password, name, email }));
-  if (!quiet) printBanner({ accountUrl, authUrl, apiUrl, clientId, redirectUris, users, dpopNonce });
+  if (!quiet) printBanner({ accountUrl, authUrl, apiUrl, clientId, redirectUris, users, dpopNonce, sensitiveMaxAge });
 
   return { accountUrl, authUrl, apiUrl, issuer: accountUrl, clientId, users, close };
 }
 
 /**
  * @param {{ accountUrl: string, authUrl: string, apiUrl: string, clientId: string,
- *   redirectUris: string[], users: { username: string, password: string }[], dpopNonce: boolean }} info
+ *   redirectUris: string[], users: { username: string, password: string }[], dpopNonce: boolean,
+ *   sensitiveMaxAge: number }} info
  */
-function printBanner({ accountUrl, authUrl, apiUrl, clientId, redirectUris, users, dpopNonce }) {
+function printBanner({ accountUrl, authUrl, apiUrl, clientId, redirectUris, users, dpopNonce, sensitiveMaxAge }) {
   console.log(
     [
       'Local identity provider (development only) is running:',
       `  issuer / account  ${accountUrl}  (${ROUTES.authorization}, ${ROUTES.token}, ${ROUTES.revocation}, ${ROUTES.end_session})`,
       `  auth (userinfo)   ${authUrl}${ROUTES.userinfo}`,
-      `  demo API          ${apiUrl}/api/greeting, ${apiUrl}/api/notes`,
+      `  demo API          ${apiUrl}/api/greeting, ${apiUrl}/api/notes, ${apiUrl}/api/sensitive (login at most ${sensitiveMaxAge}s old)`,
+      `  API resource      ${apiUrl}  (scopes ${API_SCOPES.join(', ')})`,
       `  DPoP nonces       ${dpopNonce ? 'required' : 'off'}`,
       `  client            ${clientId} -> ${redirectUris.join(', ')}`,
       `  demo users        ${users.map((u) => `${u.username} / ${u.password}`).join(',  ')}`,

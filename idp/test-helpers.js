@@ -124,9 +124,10 @@ export async function start(options = {}) {
  * Starts an authorization request in `browser`.
  * @param {Idp} idp
  * @param {TestBrowser} browser
- * @param {{ scope?: string, prompt?: string, challenge?: string | null }} [options]
+ * @param {{ scope?: string, prompt?: string, challenge?: string | null, params?: Record<string, string> }} [options]
+ *   params: further authorization parameters, e.g. resource or max_age
  */
-export async function authorize(idp, browser, { scope = ALL_SCOPES, prompt, challenge = pkce().challenge } = {}) {
+export async function authorize(idp, browser, { scope = ALL_SCOPES, prompt, challenge = pkce().challenge, params = {} } = {}) {
   const state = randomBytes(8).toString('hex');
   const nonce = randomBytes(8).toString('hex');
   const url = new URL('/connect/authorize', idp.accountUrl);
@@ -139,6 +140,7 @@ export async function authorize(idp, browser, { scope = ALL_SCOPES, prompt, chal
     nonce,
     ...(challenge ? { code_challenge: challenge, code_challenge_method: 'S256' } : {}),
     ...(prompt ? { prompt } : {}),
+    ...params,
   }).toString();
   const result = await browser.navigate(url, { appOrigin: APP_ORIGIN });
   return { result, state, nonce };
@@ -170,14 +172,15 @@ export function callback(result) {
 /**
  * Full interactive sign-in; returns the callback URL and the PKCE verifier.
  * @param {Idp} idp
- * @param {{ browser?: TestBrowser, scope?: string, username?: string, password?: string }} [options]
+ * @param {{ browser?: TestBrowser, scope?: string, username?: string, password?: string, params?: Record<string, string> }} [options]
+ *   params: further authorization parameters, e.g. resource
  */
 export async function signIn(
   idp,
-  { browser = new TestBrowser(), scope = ALL_SCOPES, username = 'alice', password = 'wonderland' } = {},
+  { browser = new TestBrowser(), scope = ALL_SCOPES, username = 'alice', password = 'wonderland', params } = {},
 ) {
   const { verifier, challenge } = pkce();
-  const { result, state, nonce } = await authorize(idp, browser, { scope, challenge });
+  const { result, state, nonce } = await authorize(idp, browser, { scope, challenge, params });
   const login = page(result);
   const consent = page(await submit(browser, login, '/login', { username, password }));
   expect(consent.html).toContain('Allow');
@@ -221,6 +224,46 @@ export async function exchangeCode(idp, done, verifier, headers = {}) {
   return /** @type {Record<string, any>} */ (await response.json());
 }
 
+/**
+ * A refresh for a token meant for one API (RFC 8707 §2.2); the response as JSON, asserting a 200.
+ * @param {Idp} idp
+ * @param {string} refreshToken
+ * @param {{ resource?: string, scope?: string }} [target] default: the demo API and notes.read
+ * @param {Record<string, string>} [headers] e.g. a DPoP proof
+ */
+export async function refreshForApi(idp, refreshToken, { resource = idp.apiUrl, scope = 'notes.read' } = {}, headers = {}) {
+  const response = await tokenRequest(
+    idp,
+    { grant_type: 'refresh_token', refresh_token: refreshToken, resource, scope },
+    APP_ORIGIN,
+    headers,
+  );
+  expect(response.status).toBe(200);
+  return /** @type {Record<string, any>} */ (await response.json());
+}
+
+/**
+ * What the app does with `apis` configured: sign in naming the demo API and asking for its scopes
+ * too, exchange the code (the sign-in token), then refresh for the API's token. Both token responses.
+ * @param {Idp} idp
+ * @param {{ browser?: TestBrowser, username?: string, password?: string, scope?: string }} [options]
+ *   scope: the API scopes to ask for, default notes.read
+ */
+export async function signInForApi(idp, { scope = 'notes.read', ...who } = {}) {
+  const {
+    browser,
+    callback: done,
+    verifier,
+  } = await signIn(idp, {
+    ...who,
+    scope: `${ALL_SCOPES} ${scope}`,
+    params: { resource: idp.apiUrl },
+  });
+  const signInTokens = await exchangeCode(idp, done, verifier);
+  const apiTokens = await refreshForApi(idp, signInTokens.refresh_token, { scope });
+  return { browser, signInTokens, apiTokens };
+}
+
 /** A fresh DPoP key pair, as a browser client would keep it (non-extractable is the client's business). */
 export function dpopKey() {
   return generateKeyPair('ES256');
@@ -244,10 +287,10 @@ export async function dpopProof(
 }
 
 /**
- * Signs in as alice and exchanges the code with a DPoP proof of `key`.
+ * Signs in (as alice by default) and exchanges the code with a DPoP proof of `key`.
  * @param {Idp} idp
  * @param {Awaited<ReturnType<typeof dpopKey>>} key
- * @param {{ username?: string, password?: string }} [options]
+ * @param {Parameters<typeof signIn>[1]} [options]
  */
 export async function signInWithDpop(idp, key, options = {}) {
   const { callback: done, verifier } = await signIn(idp, options);

@@ -160,6 +160,9 @@ describe('check-config', () => {
     expect(await refused({ apiOrigins: [`${url}/api`] })).toEqual([
       'ERROR config.json: apiOrigins must list bare origins like https://api.example.com',
     ]);
+    expect(await refused({ apis: { [url]: { resource: 'not a url' } } })).toEqual([
+      `ERROR config.json: apis entry ${url} needs a resource that is an absolute URL without fragment`,
+    ]);
     expect(await refused({ dpop: 'yes' })).toEqual(['ERROR config.json: dpop has the wrong type or value']);
     expect(requests).toBe(0);
   });

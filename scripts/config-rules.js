@@ -11,12 +11,22 @@
  * @property {string} redirectUri
  * @property {string} issuer Expected `iss` of authorization responses and ID tokens (RFC 9207, OIDC Core §3.1.3.7).
  * @property {boolean} requireIss
- * @property {string[]} apiOrigins Every origin that may receive the access token: authUrl's and the configured API origins.
- * @property {string} [apiUrl] What the #/api page calls; its origin must be allow-listed.
+ * @property {string[]} apiOrigins Every origin that may receive the access token: authUrl's, the configured API origins
+ *   and the origins of `apis`.
+ * @property {Record<string, ApiConfig>} apis APIs that get a token of their own (RFC 8707), by origin as browsers
+ *   write it; empty when none is configured.
+ * @property {string} [apiUrl] What the #/api page calls; its origin must be allow-listed (apiOrigins or apis).
  * @property {number} timeoutMs Per-request timeout in milliseconds.
  * @property {string} [endSessionUrl] RP-Initiated Logout endpoint: sign-out also ends the provider's session.
  * @property {string} [revocationUrl] RFC 7009 endpoint: sign-out also revokes the refresh token.
  * @property {boolean} dpop Bind tokens to this page's key (RFC 9449).
+ */
+
+/**
+ * An API with its own token: obtained with the refresh token for `resource` (RFC 8707 §2.2).
+ * @typedef {object} ApiConfig
+ * @property {string} resource Its resource indicator, sent as written (the provider compares it verbatim).
+ * @property {string} [scope] The scopes its token asks for, space-separated.
  */
 
 /**
@@ -104,13 +114,55 @@ export function baseUrl(key, value) {
  * @returns {string[]}
  */
 export function tokenOrigins(authUrl, apiOrigins) {
-  const listed = apiOrigins.map((entry) => {
-    const { href, origin } = secureUrl('apiOrigins', entry);
-    // Written as an origin (or with the one slash URL parsing adds): a path here would be ignored.
-    if (href !== `${origin}/`) throw new ConfigError('apiOrigins', 'must list bare origins like https://api.example.com');
-    return origin;
-  });
+  const listed = apiOrigins.map((entry) => bareOrigin('apiOrigins', entry));
   return [...new Set([new URL(authUrl).origin, ...listed])];
+}
+
+/**
+ * `entry` as the origin browsers compare, or a ConfigError naming `key` when it is more than an origin.
+ * @param {string} key
+ * @param {unknown} entry
+ * @returns {string}
+ */
+function bareOrigin(key, entry) {
+  const { href, origin } = secureUrl(key, entry);
+  // Written as an origin (or with the one slash URL parsing adds): a path here would be ignored.
+  if (href !== `${origin}/`) throw new ConfigError(key, 'must list bare origins like https://api.example.com');
+  return origin;
+}
+
+/**
+ * @param {unknown} value
+ * @returns {value is Record<string, unknown>}
+ */
+const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The `apis` map: bare origins (normalised like apiOrigins, each once) to an absolute `resource` URL
+ * without fragment (RFC 8707 §2) and an optional `scope`. Unknown keys in an entry are refused, so a
+ * misspelt "scopes" does not silently ask for a token without the scope.
+ * @param {unknown} value
+ * @returns {Record<string, ApiConfig>}
+ */
+function parseApis(value) {
+  if (value === undefined) return {};
+  if (!isObject(value)) throw new ConfigError('apis', 'must be an object mapping API origins to { resource, scope }');
+  /** @type {Record<string, ApiConfig>} */
+  const apis = {};
+  for (const [key, entry] of Object.entries(value)) {
+    const origin = bareOrigin('apis', key);
+    if (origin in apis) throw new ConfigError('apis', `lists ${origin} twice`);
+    if (!isObject(entry) || Object.keys(entry).some((name) => name !== 'resource' && name !== 'scope')) {
+      throw new ConfigError('apis', `entry ${origin} must be an object with resource and optionally scope`);
+    }
+    const { resource, scope } = entry;
+    if (!isText(resource) || !URL.canParse(resource) || resource.includes('#')) {
+      throw new ConfigError('apis', `entry ${origin} needs a resource that is an absolute URL without fragment`);
+    }
+    if (scope !== undefined && !isText(scope)) throw new ConfigError('apis', `entry ${origin} has a scope that is not text`);
+    apis[origin] = scope === undefined ? { resource } : { resource, scope: scope.trim().split(/\s+/).join(' ') };
+  }
+  return apis;
 }
 
 /**
@@ -179,10 +231,12 @@ export function parseConfig(raw, appUrl) {
   const issuer = /** @type {string} */ (optionalUrl('issuer') ? input.issuer : accountUrl);
   const clientId = input.clientId;
   if (!isText(clientId)) throw new ConfigError('clientId', 'must be a non-empty string');
-  const apiOrigins = tokenOrigins(authUrl, read('apiOrigins', Array.isArray, []));
+  const apis = parseApis(input.apis);
+  // An API with a token of its own receives that token, so its origin is allow-listed like apiOrigins.
+  const apiOrigins = [...new Set([...tokenOrigins(authUrl, read('apiOrigins', Array.isArray, [])), ...Object.keys(apis)])];
   const apiUrl = optionalUrl('apiUrl');
   if (apiUrl && !apiOrigins.includes(new URL(apiUrl).origin)) {
-    throw new ConfigError('apiUrl', 'must be on an origin listed in apiOrigins');
+    throw new ConfigError('apiUrl', 'must be on an origin listed in apiOrigins or apis');
   }
   return {
     accountUrl,
@@ -193,6 +247,7 @@ export function parseConfig(raw, appUrl) {
     issuer,
     requireIss: read('requireIss', isBoolean, false),
     apiOrigins,
+    apis,
     apiUrl,
     timeoutMs: read('timeoutMs', isTimeout, 15_000),
     endSessionUrl: optionalUrl('endSessionUrl'),

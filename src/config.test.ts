@@ -29,6 +29,7 @@ describe('defaults', () => {
       issuer: 'https://account.example.com',
       requireIss: false,
       apiOrigins: ['https://auth.example.com'],
+      apis: {},
       apiUrl: undefined,
       timeoutMs: 15_000,
       endSessionUrl: undefined,
@@ -150,6 +151,16 @@ describe('malformed values name their key', () => {
     ['apiOrigins', ['https://api.example.com/?q=1']],
     ['apiOrigins', ['http://api.example.com']],
     ['apiOrigins', [42]],
+    ['apis', ['https://api.example.com']],
+    ['apis', { 'https://api.example.com/v1': { resource: 'https://api.example.com' } }],
+    ['apis', { 'http://api.example.com': { resource: 'http://api.example.com' } }],
+    ['apis', { 'https://api.example.com': 'https://api.example.com' }],
+    ['apis', { 'https://api.example.com': {} }],
+    ['apis', { 'https://api.example.com': { resource: 'api.example.com' } }],
+    ['apis', { 'https://api.example.com': { resource: 'https://api.example.com/#x' } }],
+    ['apis', { 'https://api.example.com': { resource: 'https://api.example.com', scope: '' } }],
+    ['apis', { 'https://api.example.com': { resource: 'https://api.example.com', scope: ['orders.read'] } }],
+    ['apis', { 'https://api.example.com': { resource: 'https://api.example.com', scopes: 'orders.read' } }],
     ['apiUrl', 'https://elsewhere.example.com/api'],
     ['apiUrl', 'http://api.example.com/api'],
     ['endSessionUrl', 'http://account.example.com/connect/endsession'],
@@ -219,6 +230,47 @@ describe('apiUrl', () => {
     expect(verdict({ ...VALID, apiUrl: 'https://api.example.com:444/x', apiOrigins: ['https://api.example.com'] })).toBe(
       'apiUrl',
     );
+  });
+});
+
+describe('apis', () => {
+  it('maps origins as browsers write them to a resource kept verbatim and a normalised scope; their origins are allow-listed', () => {
+    const config = parseConfig(
+      {
+        ...VALID,
+        apiOrigins: ['https://api.example.com'],
+        apis: {
+          'HTTPS://Orders.Example.com:443/': { resource: 'https://orders.example.com', scope: ' orders.read   orders.write ' },
+          'http://127.0.0.1:9012': { resource: 'http://127.0.0.1:9012' },
+          'https://api.example.com': { resource: 'api://demo-api' },
+        },
+      },
+      APP,
+    );
+    expect(config.apis).toEqual({
+      'https://orders.example.com': { resource: 'https://orders.example.com', scope: 'orders.read orders.write' },
+      'http://127.0.0.1:9012': { resource: 'http://127.0.0.1:9012' },
+      'https://api.example.com': { resource: 'api://demo-api' },
+    });
+    expect(config.apiOrigins).toEqual([
+      'https://auth.example.com',
+      'https://api.example.com',
+      'https://orders.example.com',
+      'http://127.0.0.1:9012',
+    ]);
+  });
+
+  it('an origin written twice is refused', () => {
+    const apis = {
+      'https://api.example.com': { resource: 'https://api.example.com' },
+      'https://API.example.com:443': { resource: 'https://api.example.com/v2' },
+    };
+    expect(() => parseConfig({ ...VALID, apis }, APP)).toThrow('apis lists https://api.example.com twice');
+  });
+
+  it('an apiUrl on an origin of apis is allow-listed', () => {
+    const apis = { 'https://api.example.com': { resource: 'https://api.example.com' } };
+    expect(parseConfig({ ...VALID, apis, apiUrl: 'https://api.example.com/x' }, APP).apiUrl).toBe('https://api.example.com/x');
   });
 });
 

@@ -23,6 +23,8 @@ export interface IdpOptions {
   redirectUris?: string[];
   /** The provider and the demo API require a DPoP nonce in every proof. */
   dpopNonce?: boolean;
+  /** Seconds a login stays recent enough for the demo API's /api/sensitive (RFC 9470 max_age); default 60. */
+  sensitiveMaxAge?: number;
   /** Accounts besides the demo users (a test's unusual names); never listed in the README. */
   extraUsers?: { sub: string; username: string; password: string; name: string; email: string }[];
 }
@@ -43,7 +45,10 @@ export async function startIdp(options: IdpOptions & { redirectUris: string[] })
 }
 
 export interface StackOptions extends IdpOptions {
-  /** Merged over the default config.json; a function gets the provider, for keys naming its URLs. */
+  /**
+   * Merged over the default config.json; a function gets the provider, for keys naming its URLs, e.g.
+   * `(idp) => ({ apis: { [idp.apiUrl]: { resource: idp.apiUrl, scope: 'notes.read' } } })`.
+   */
   extraConfig?: Record<string, unknown> | ((idp: Idp) => Record<string, unknown>);
 }
 
