@@ -61,6 +61,11 @@ interface Run {
   userinfoEnd: number;
   /** Reload's navigation start → claims painted again; only measured for a single build. */
   restore?: number;
+  /** A new tab beside the signed-in one: its navigation start → claims painted; single build only. */
+  newTab?: number;
+  /** Requests the new tab sent to the identity service (authorize, token, userinfo). */
+  newTabIdpRequests?: number;
+  newTabWaterfall?: { rows: WaterfallRow[]; zero: number };
   waterfall: WaterfallRow[];
   /** Epoch ms of the callback navigation start, the waterfall's zero. */
   zero: number;
@@ -83,7 +88,12 @@ const SYNC_MARK = 'bench:sync';
 
 const isAuthorize = (row: WaterfallRow) => row.type === 'Document' && new URL(row.url).pathname === '/connect/authorize';
 
-async function signInOnce(app: AppServer, proxy: LatencyProxy | undefined, options: { restore: boolean; trace: boolean }) {
+async function signInOnce(
+  app: AppServer,
+  idp: Idp,
+  proxy: LatencyProxy | undefined,
+  options: { restore: boolean; trace: boolean },
+) {
   const executablePath = process.env.CHROME_PATH || '/usr/bin/chromium';
   if (!existsSync(executablePath)) throw new Error(`No Chromium at ${executablePath}; set CHROME_PATH`);
   // A regular profile: Chromium ignores rel=preconnect off the record, as fresh Playwright contexts are.
@@ -144,7 +154,22 @@ async function signInOnce(app: AppServer, proxy: LatencyProxy | undefined, optio
     };
     if (!options.restore) return run;
 
-    // Restore: the app has tokens in memory only, so a reload costs one prompt=none round trip.
+    // A new tab beside the signed-in one: it can take the session from it instead of the provider.
+    const opening = reports.count();
+    const tab = await context.newPage();
+    const idpOrigins = [idp.accountUrl, idp.authUrl].map((url) => new URL(url).origin);
+    let idpRequests = 0;
+    tab.on('request', (request) => void (idpOrigins.includes(new URL(request.url()).origin) && idpRequests++));
+    const tabCdp = await context.newCDPSession(tab);
+    const tabWaterfall = await recordWaterfall(tabCdp);
+    if (CPU > 1) await tabCdp.send('Emulation.setCPUThrottlingRate', { rate: CPU });
+    await tab.goto(app.url + '#/profile', { waitUntil: 'commit' });
+    const opened = await reports.next('document', () => true, opening, WAIT_MS);
+    const shown = await reports.next('painted', (r) => r.timeOrigin === opened.timeOrigin, opening, WAIT_MS);
+    const newTabWaterfall = { rows: tabWaterfall.rows(), zero: opened.timeOrigin };
+    await tab.close();
+
+    // Restore: the app has tokens in memory only, so a lone tab's reload costs one prompt=none round trip.
     const since = reports.count();
     const authorizeBefore = waterfall.rows().filter(isAuthorize).length;
     await page.reload({ waitUntil: 'commit' });
@@ -152,7 +177,13 @@ async function signInOnce(app: AppServer, proxy: LatencyProxy | undefined, optio
     const restored = await reports.next('document', (r) => r.callback, since, WAIT_MS);
     const repainted = await reports.next('painted', (r) => r.timeOrigin === restored.timeOrigin, since, WAIT_MS);
     expect(waterfall.rows().filter(isAuthorize).length - authorizeBefore, 'prompt=none round trips on reload').toBe(1);
-    return { ...run, restore: restored.timeOrigin + repainted.at - reloaded.timeOrigin };
+    return {
+      ...run,
+      restore: restored.timeOrigin + repainted.at - reloaded.timeOrigin,
+      newTab: shown.at,
+      newTabIdpRequests: idpRequests,
+      newTabWaterfall,
+    };
   } finally {
     await context.close();
     await rm(profile, { recursive: true, force: true });
@@ -165,6 +196,7 @@ const r2 = (v: number) => v.toFixed(2);
 function singleReport(runs: Run[]): string {
   const figure = (pick: (r: Run) => number) => summary(runs.map(pick));
   const middle = runs.find((r) => r.painted === median(runs.map((x) => x.painted)))!;
+  const newTabMiddle = runs.find((r) => r.newTab === median(runs.map((x) => x.newTab!)))!;
   return [
     `  callback navigation start → claims painted   ${figure((r) => r.painted)}`,
     `  callback request start → claims painted      ${figure(callbackToClaims)}`,
@@ -172,7 +204,9 @@ function singleReport(runs: Run[]): string {
     `  token request start                          ${figure((r) => r.tokenStart)}`,
     `  userinfo response end                        ${figure((r) => r.userinfoEnd)}`,
     `  (callback request start, after the provider's redirects: ${figure((r) => r.fetchStart)})`,
-    `  restore: reload → claims painted             ${figure((r) => r.restore!)}  (1 prompt=none round trip)`,
+    `  restore: reload → claims painted             ${figure((r) => r.restore!)}  (a lone tab: 1 prompt=none round trip)`,
+    `  new tab beside a signed-in one → claims      ${figure((r) => r.newTab!)}  (identity-service requests per tab: ${[...new Set(runs.map((r) => r.newTabIdpRequests!))].join(' or ')})`,
+    `  new tab / restore                            ${r2(median(runs.map((r) => r.newTab!)) / median(runs.map((r) => r.restore!)))} (medians)`,
     '',
     'Segments: median (min–max)',
     ...SEGMENTS.map(([name, window]) => `  ${name.padEnd(44)} ${figure(length(window))}`),
@@ -180,6 +214,9 @@ function singleReport(runs: Run[]): string {
     `Waterfall of the median run (ms from the callback navigation start; new = opened a new connection;`,
     `"after #n" = started only after request #n had finished):`,
     formatWaterfall(middle.waterfall, middle.zero),
+    '',
+    'Waterfall of the median new-tab run (ms from its navigation start):',
+    formatWaterfall(newTabMiddle.newTabWaterfall!.rows, newTabMiddle.newTabWaterfall!.zero),
   ].join('\n');
 }
 
@@ -268,20 +305,20 @@ describe(title, () => {
         const order = pairOrder(i);
         const got: Partial<Record<'A' | 'B', Run>> = {};
         for (const side of order)
-          got[side] = await signInOnce(apps[side === 'A' ? 0 : 1], proxy, { restore: false, trace: false });
+          got[side] = await signInOnce(apps[side === 'A' ? 0 : 1], idp, proxy, { restore: false, trace: false });
         pairs.push({ a: got.A!, b: got.B!, first: order[0] });
       }
       report = abReport(pairs);
     } else {
       const runs: Run[] = [];
-      for (let i = 0; i < RUNS; i++) runs.push(await signInOnce(apps[0], proxy, { restore: true, trace: false }));
+      for (let i = 0; i < RUNS; i++) runs.push(await signInOnce(apps[0], idp, proxy, { restore: true, trace: false }));
       report = singleReport(runs);
     }
     console.log(`${head}\n${report}\n${loadNote(loadBefore)}`);
 
     if (TRACE) {
       // An extra run: tracing costs time itself, so it is never one of the runs measured above.
-      const traced = await signInOnce(apps.at(-1)!, proxy, { restore: false, trace: true });
+      const traced = await signInOnce(apps.at(-1)!, idp, proxy, { restore: false, trace: true });
       const { events, sync } = traced.trace!;
       await writeFile(TRACE, JSON.stringify({ traceEvents: events, metadata: { 'bench-signin': title } }));
       const windows = [

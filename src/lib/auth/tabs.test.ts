@@ -108,6 +108,17 @@ describe('a sign-in in one tab', () => {
     expect(await tokenOf(waiting)).toBe(await tokenOf(signedIn));
   });
 
+  it('replaces the session of a tab signed in as the same person (a step-up elsewhere)', async () => {
+    const before = await h.signIn();
+    const beforeToken = await tokenOf(before);
+    // Another sign-in of the same person on a page that did not ask (no hint): a new grant.
+    localStorage.clear();
+    const again = await h.signIn();
+    await settle();
+    expect(await tokenOf(before)).toBe(await tokenOf(again));
+    expect(await tokenOf(before)).not.toBe(beforeToken);
+  });
+
   it('leaves a tab signed in as someone else as it is', async () => {
     const alice = await h.signIn();
     h.idp.user = BOB;

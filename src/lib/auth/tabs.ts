@@ -197,9 +197,11 @@ export function createTabs<C extends Claims>(parts: TabsParts<C>) {
         if (leading) share(message.from);
         return;
       case 'session': {
-        // An answer to this tab's question, or a sign-in elsewhere that a tab without a session follows.
+        // An answer to this tab's question, or a sign-in elsewhere that a tab without a session follows,
+        // as does a tab of the same person (a step-up's wider grant replaces the session everywhere).
         const asked = message.to === undefined ? undefined : asks.get(message.to);
-        if (asked || (message.to === undefined && parts.waiting())) adopt(message.session);
+        const follows = parts.waiting() || parts.held()?.user.sub === message.session.user.sub;
+        if (asked || (message.to === undefined && follows)) adopt(message.session);
         asked?.(true);
         return;
       }
