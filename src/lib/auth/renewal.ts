@@ -1,6 +1,6 @@
 // The tokens of the signed-in session, in this closure only, and their renewal: shortly before expiry
 // when a refresh token allows it, else the session ends at expiry (RFC 10017 §6.3, tokens in memory).
-import { toAuthError, type AuthError } from './errors';
+import { AuthError, toAuthError } from './errors';
 import type { TokenSet } from './protocol';
 
 /** setTimeout fires at once for delays above 2^31-1 ms. */
@@ -20,6 +20,8 @@ export interface RenewalHooks {
 export function createRenewal(port: { now(): number }, hooks: RenewalHooks) {
   let tokens: TokenSet | undefined;
   let renewal: Promise<boolean> | undefined;
+  // Renewals and exchanges run one after another: each uses, and may rotate, the one refresh token.
+  let queue: Promise<unknown> | undefined;
   let dueAt = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   // Every request of the current session carries this signal; drop() aborts it so late answers die.
@@ -81,10 +83,36 @@ export function createRenewal(port: { now(): number }, hooks: RenewalHooks) {
     }
   }
 
+  /** Runs `task` once every earlier renewal and exchange has settled; at once when none is under way. */
+  function serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = queue ? queue.then(task) : task();
+    const settled = (queue = run.catch(() => {}));
+    void settled.then(() => queue === settled && (queue = undefined));
+    return run;
+  }
+
   /** One renewal at a time, shared by every caller (single flight); true when new tokens arrived. */
   function renew(tokenRejected: boolean): Promise<boolean> {
-    renewal ??= refresh(tokenRejected).finally(() => (renewal = undefined));
+    renewal ??= serial(() => refresh(tokenRejected)).finally(() => (renewal = undefined));
     return renewal;
+  }
+
+  /**
+   * Another refresh-token grant of this session (RFC 6749 §6, e.g. RFC 8707 §2.2), in turn with renewals;
+   * a rotated refresh token it returns becomes the session's. A session that ended meanwhile: `aborted`.
+   */
+  function exchange<T>(
+    run: (current: TokenSet, signal: AbortSignal) => Promise<{ result: T; refreshToken?: string }>,
+  ): Promise<T> {
+    return serial(async () => {
+      const current = tokens;
+      if (!current) throw new AuthError('unauthenticated');
+      const { result, refreshToken } = await run(current, session.signal);
+      if (tokens !== current) throw new AuthError('aborted');
+      // In place: the access token is unchanged, so requests holding this session see no renewal.
+      if (refreshToken) current.refreshToken = refreshToken;
+      return result;
+    });
   }
 
   return {
@@ -96,6 +124,7 @@ export function createRenewal(port: { now(): number }, hooks: RenewalHooks) {
     drop,
     expire,
     renew,
+    exchange,
     /** Timers stall while a laptop sleeps; call when the page comes back. */
     checkDue: () => tokens && port.now() >= dueAt && due(),
   };
