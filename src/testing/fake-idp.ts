@@ -40,6 +40,11 @@ export function challenge(status: 401 | 403, error: string): Response {
   return new Response(null, { status, headers: { 'www-authenticate': `Bearer realm="api", error="${error}"` } });
 }
 
+/** An answer with this `WWW-Authenticate` header, as written. */
+export function challengeHeader(status: number, header: string): Response {
+  return new Response(null, { status, headers: { 'www-authenticate': header } });
+}
+
 const b64url = (value: unknown) =>
   btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(value))))
     .replace(/\+/g, '-')

@@ -1,6 +1,8 @@
-// auth.fetch: fetch with the access token, for allow-listed origins only (RFC 6750 §2.1, RFC 9449 §7).
+// auth.fetch: fetch with the access token, for allow-listed origins only (RFC 6750 §2.1, RFC 9449 §7),
+// and a resource's challenges as typed errors.
 import * as oauth from 'oauth4webapi';
-import { AuthError, challengeError, toAuthError } from './errors';
+import { challengeToError, pickChallenge, withoutOversizedChallenge } from './challenge';
+import { AuthError, toAuthError } from './errors';
 import { boundedFetch, insecure, type Network, type RequestLimits } from './http';
 import { withNonce, type Server } from './protocol';
 import type { Renewal } from './renewal';
@@ -35,12 +37,13 @@ export function allowedUrl(input: RequestInfo | URL, base: string, allowed: Set<
  * `template()` per attempt, so the body can be sent again); oauth4webapi adds only the headers.
  */
 export function resourceRequestOptions(network: Network, url: URL, limits: RequestLimits, template: () => Request) {
+  const send = boundedFetch(
+    network,
+    limits,
+    (_href, init, signal) => new Request(template(), { headers: init.headers, signal, redirect: 'manual' }),
+  );
   return {
-    [oauth.customFetch]: boundedFetch(
-      network,
-      limits,
-      (_href, init, signal) => new Request(template(), { headers: init.headers, signal, redirect: 'manual' }),
-    ),
+    [oauth.customFetch]: async (...args: Parameters<typeof send>) => withoutOversizedChallenge(await send(...args)),
     [oauth.allowInsecureRequests]: insecure(url),
   };
 }
@@ -62,6 +65,7 @@ function withDefaults(input: RequestInfo | URL, url: URL, init: RequestInit = {}
 /**
  * A drop-in `fetch` that adds the token only for allowed origins, never follows a redirect, has a
  * timeout, and after a 401 `invalid_token` renews once (shared with other requests) and replays once.
+ * Other challenges are thrown as typed AuthErrors (challenge.ts).
  */
 export function createAuthFetch({ server, network, renewal, allowed, base, maxBytes }: AuthFetchParts): typeof fetch {
   return async (input, init) => {
@@ -75,6 +79,7 @@ export function createAuthFetch({ server, network, renewal, allowed, base, maxBy
       const current = renewal.current();
       if (!current) throw new AuthError('unauthenticated');
       const config = server();
+      const scheme = config.dpop ? 'dpop' : 'bearer';
       const send = () =>
         oauth.protectedResourceRequest(current.accessToken, request.method, url, request.headers, null, {
           ...resourceRequestOptions(network, url, { timeoutMs: config.timeoutMs, maxBytes, signal }, template),
@@ -85,7 +90,7 @@ export function createAuthFetch({ server, network, renewal, allowed, base, maxBy
       } catch (err) {
         if (!(err instanceof oauth.WWWAuthenticateChallengeError)) throw toAuthError(err);
         if (err.status !== 401 && err.status !== 403) return err.response;
-        if (challengeError(err) !== 'invalid_token') throw toAuthError(err);
+        if (pickChallenge(err.cause, scheme)?.parameters.error !== 'invalid_token') throw challengeToError(err, scheme);
         // Replay once: with the token another request already renewed, or after one shared renewal.
         // A stream cannot be sent again: its caller gets the 401, and the next request the new token.
         if (attempt === 0 && (renewal.current() !== current || (await renewal.renew(true)))) {

@@ -190,6 +190,41 @@ describe("production's policy", () => {
     expect(auth.session.current.status).toBe('signed-in');
   });
 
+  it.each([
+    [
+      403,
+      'Bearer error="insufficient_scope", scope="notes.write"',
+      { code: 'insufficient_scope', oauthError: 'insufficient_scope', status: 403, scope: 'notes.write' },
+    ],
+    [
+      401,
+      'Bearer error="insufficient_user_authentication", acr_values="urn:example:mfa", max_age=60',
+      {
+        code: 'insufficient_user_authentication',
+        oauthError: 'insufficient_user_authentication',
+        status: 401,
+        acr_values: 'urn:example:mfa',
+        max_age: 60,
+      },
+    ],
+  ])(
+    'a %i challenge from the handler rejects with the typed error and its fields, as in production',
+    async (status, header, expected) => {
+      const auth = createTestAuth({
+        apiOrigins: [API],
+        handler: () => new Response(null, { status, headers: { 'www-authenticate': header } }),
+      });
+      const error = await auth.fetch(`${API}/x`).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AuthError);
+      expect((error as AuthError).toJSON()).toEqual(expected);
+      const resource = auth.resource(`${API}/x`);
+      const stop = resource.subscribe(() => {});
+      await vi.waitFor(() => expect(get(resource)).toMatchObject({ status: 'error', error: expected }));
+      stop();
+      expect(auth.session.current.status).toBe('signed-in');
+    },
+  );
+
   it('a redirect from the handler is invalid_response, never followed', async () => {
     const handler = vi.fn(() => new Response(null, { status: 302, headers: { location: `${API}/elsewhere` } }));
     const auth = createTestAuth({ apiOrigins: [API], handler });

@@ -17,7 +17,9 @@ export interface TestAuthOptions<C extends Claims = StandardClaims> {
   /**
    * Answers every request auth.fetch lets through, with `Authorization: Bearer <TEST_TOKEN>` set. What
    * it returns or throws is handled as production handles the network's answer: a thrown TypeError is
-   * `unreachable`, a 401 with `WWW-Authenticate: Bearer error="invalid_token"` ends the session.
+   * `unreachable`, a 401 with `WWW-Authenticate: Bearer error="invalid_token"` ends the session, and
+   * `error="insufficient_scope", scope="…"` (RFC 6750 §3.1) or `error="insufficient_user_authentication",
+   * acr_values="…", max_age=…` (RFC 9470 §3) reject with those AuthErrors and their fields.
    */
   handler?: (request: Request) => Response | Promise<Response>;
 }
