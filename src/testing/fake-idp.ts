@@ -129,6 +129,10 @@ export class FakeIdp {
   readonly boundTo = new Map<string, string>();
   /** Every token response body the default token endpoint issued, in order. */
   readonly issued: Record<string, unknown>[] = [];
+  /** Claims added to the ID tokens of code exchanges (auth_time, acr…). */
+  idTokenExtra: Record<string, unknown> = {};
+  /** The `scope` a code exchange's answer names from the requested one; undefined leaves it out (as requested). */
+  grantedScope?: (requested: string) => string;
   /** The one refresh token the token endpoint accepts next (rotation: each use replaces it). */
   currentRefreshToken: string | undefined;
   /** Overrides of the endpoints' default behaviour. */
@@ -212,7 +216,7 @@ export class FakeIdp {
     this.validAccessTokens.add(accessToken);
     const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer' };
     if (this.expiresIn !== undefined) body.expires_in = this.expiresIn;
-    if (withIdToken) body.id_token = unsignedIdToken(idTokenClaims(sub, nonce));
+    if (withIdToken) body.id_token = unsignedIdToken(idTokenClaims(sub, nonce, this.idTokenExtra));
     if (this.refreshTokens) body.refresh_token = this.currentRefreshToken = `rt-${n}-${crypto.randomUUID()}`;
     this.issued.push(body);
     return body;
@@ -290,7 +294,9 @@ export class FakeIdp {
     if (!pkceOk || form.get('redirect_uri') !== issued.redirectUri || form.get('client_id') !== issued.clientId) {
       return invalidGrant;
     }
-    return bind(this.issue(this.subjects.get(code)!, issued.nonce, issued.scope.split(' ').includes('openid')));
+    const body = this.issue(this.subjects.get(code)!, issued.nonce, issued.scope.split(' ').includes('openid'));
+    if (this.grantedScope) body.scope = this.grantedScope(issued.scope);
+    return bind(body);
   };
 
   /** Whether the request carries a valid token: Bearer for unbound ones, DPoP with a proof of its key for bound ones. */

@@ -16,6 +16,7 @@ import {
   type TokenSet,
 } from './protocol';
 import type { Resource, ResourceOptions, ResourceUrl } from './resource.svelte';
+import type { StepUpOptions } from './stepup';
 import type { ReactiveStore, SessionState } from './session';
 import { beginSignIn, checkShape, completeSignIn, pendingFor, takeCallbackResponse, type CallbackResponse } from './signin';
 import { clearTab, forgetHint, lastRestore, noteRestore, readHint, saveSignOut, takeSignOut, writeHint } from './storage';
@@ -52,7 +53,8 @@ export interface AuthOptions {
   dpop?: boolean;
 }
 
-export interface SignInOptions {
+/** `scope`, `acr_values` and `max_age` make a step-up, checked after the callback (an AuthError's fields fit). */
+export interface SignInOptions extends StepUpOptions {
   /** The app's own place to come back to: a same-origin path with its query; default the page's. */
   returnTo?: string;
 }
@@ -91,6 +93,8 @@ export interface Collaborators {
 }
 
 const RESTORE_GUARD_MS = 60_000;
+/** The step-up code: loaded only by a sign-in that asks for one and by the callback that answers it. */
+const stepUpModule = () => import('./stepup');
 /** Answers of a prompt=none restore that mean "not without the person": signed out, quietly. */
 const QUIET = ['cancelled', 'login_required', 'authorization_failed'];
 
@@ -139,10 +143,11 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     return pathname + search;
   };
 
-  async function redirect(returnTo: string, prompt?: 'none' | 'login') {
+  async function redirect(returnTo: string, prompt?: 'none' | 'login', ask: StepUpOptions = {}) {
     state.redirecting();
     try {
-      await beginSignIn(server, browser(), { returnTo, prompt });
+      const stepUp = Object.keys(ask).length ? (await stepUpModule()).stepUpRequest(server.scope, ask) : undefined;
+      await beginSignIn(server, browser(), { returnTo, prompt, stepUp });
     } catch (err) {
       state.failed(
         toAuthErrorOrShow(err, (bug) => state.failed(bug, returnTo)),
@@ -174,9 +179,13 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
         else state.notice('unknown_transaction');
         return {};
       }
-      const { tokens, user } = await completeSignIn<C>(server, callback, pending, b.now(), signal);
+      const { stepUp } = pending;
+      const complete = stepUp ? (await stepUpModule()).completeStepUp : completeSignIn;
+      const { tokens, user } = await complete<C>(server, callback, pending, b.now(), signal);
       // Signed out meanwhile: the sign-out decides what shows.
       if (signal.aborted) return {};
+      // What the step-up added stays asked for by this instance's later sign-ins.
+      if (stepUp) server = { ...server, scope: stepUp.scope };
       writeHint(b, 'had-session');
       core.signedIn(tokens, user);
       return { returnTo: pending.returnTo };
@@ -261,8 +270,8 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
       else state.signedOut();
       return {};
     },
-    signIn: ({ returnTo } = {}) =>
-      redirect(safeReturnTo(returnTo) ?? here(), readHint(browser()) === 'signed-out' ? 'login' : undefined),
+    signIn: ({ returnTo, ...ask } = {}) =>
+      redirect(safeReturnTo(returnTo) ?? here(), readHint(browser()) === 'signed-out' ? 'login' : undefined, ask),
     signOut: () => signOut(true),
     fetch: core.fetch,
     resource: core.resource,

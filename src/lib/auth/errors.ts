@@ -26,6 +26,8 @@ export type AuthErrorCode =
   | 'insufficient_scope'
   /** The resource wants a stronger or fresher sign-in (RFC 9470 §3): `acr_values` and `max_age` say how. */
   | 'insufficient_user_authentication'
+  /** A step-up sign-in came back with less than it asked (OIDC Core §3.1.2.1): the field that fell short is set. */
+  | 'step_up_failed'
   /** auth.fetch refused to send the token to a URL outside the allow-list. */
   | 'forbidden_origin'
   /** No signed-in session to make the request with. */

@@ -18,6 +18,17 @@ export interface Server {
   dpop?: oauth.DPoPHandle;
 }
 
+/** What a step-up asked for: every scope requested, and the sign-in it demands (OIDC Core §3.1.2.1). */
+export interface StepUp {
+  /** The whole scope requested: the session's plus `added`. */
+  scope: string;
+  /** The scope the step-up was for, which the grant must cover. */
+  added?: string;
+  acr_values?: string;
+  /** Seconds. */
+  max_age?: number;
+}
+
 /** Tokens as the session keeps them; this object never leaves the auth module. */
 export interface TokenSet {
   accessToken: string;
@@ -87,18 +98,22 @@ export async function withNonce<T>(server: Pick<Server, 'dpop'>, run: () => Prom
   }
 }
 
-/** Builds the authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3) and the pending sign-in it answers to. */
+/**
+ * Builds the authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3) and the pending sign-in
+ * it answers to; a step-up's scope, `acr_values` and `max_age` (OIDC Core §3.1.2.1) replace the defaults.
+ */
 export async function authorizationRequest(
   server: Server,
-  { returnTo, prompt, now }: { returnTo: string; prompt?: 'none' | 'login'; now: number },
+  { returnTo, prompt, now, stepUp }: { returnTo: string; prompt?: 'none' | 'login'; now: number; stepUp?: StepUp },
 ): Promise<{ url: string; pending: PendingSignIn }> {
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
-  const nonce = server.scope.split(' ').includes('openid') ? oauth.generateRandomNonce() : undefined;
+  const scope = stepUp?.scope ?? server.scope;
+  const nonce = scope.split(' ').includes('openid') ? oauth.generateRandomNonce() : undefined;
   const params = new URLSearchParams({
     client_id: server.client.client_id,
     response_type: 'code',
-    scope: server.scope,
+    scope,
     redirect_uri: server.redirectUri,
     code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
     code_challenge_method: 'S256',
@@ -106,9 +121,11 @@ export async function authorizationRequest(
   });
   if (nonce) params.set('nonce', nonce);
   if (prompt) params.set('prompt', prompt);
+  if (stepUp?.acr_values) params.set('acr_values', stepUp.acr_values);
+  if (stepUp?.max_age !== undefined) params.set('max_age', `${stepUp.max_age}`);
   return {
     url: `${server.as.authorization_endpoint}?${params}`,
-    pending: { state, codeVerifier, nonce, returnTo, silent: prompt === 'none', createdAt: now },
+    pending: { state, codeVerifier, nonce, returnTo, silent: prompt === 'none', createdAt: now, stepUp },
   };
 }
 
@@ -140,13 +157,15 @@ function tokenSet(server: Server, response: oauth.TokenEndpointResponse, now: nu
 
 /**
  * Validates the authorization response against the pending sign-in (state, iss, error: RFC 6749
- * §4.1.2, RFC 9207), then exchanges the code, once (RFC 6749 §4.1.3, RFC 7636 §4.5).
+ * §4.1.2, RFC 9207), then exchanges the code, once (RFC 6749 §4.1.3, RFC 7636 §4.5), with `auth_time`
+ * checked against a step-up's `max_age` (OIDC Core §3.1.2.1) and the answer passed to `check`.
  */
 export async function exchangeCode(
   server: Server,
   params: URLSearchParams,
   pending: PendingSignIn,
   now: number,
+  check?: (response: oauth.TokenEndpointResponse) => void,
 ): Promise<TokenSet> {
   const { as, client } = server;
   const validated = oauth.validateAuthResponse(as, client, params, pending.state);
@@ -163,9 +182,14 @@ export async function exchangeCode(
         pending.codeVerifier,
         options(server, as.token_endpoint),
       ),
-      { expectedNonce: pending.nonce ?? oauth.expectNoNonce, requireIdToken: pending.nonce !== undefined },
+      {
+        expectedNonce: pending.nonce ?? oauth.expectNoNonce,
+        requireIdToken: pending.nonce !== undefined,
+        maxAge: pending.stepUp?.max_age,
+      },
     ),
   );
+  check?.(response);
   return tokenSet(server, response, now);
 }
 

@@ -262,6 +262,13 @@ describe('the start state', () => {
     expect(auth.session.current).toMatchObject({ status: 'signed-in', user: { sub: 'alice' }, error: null });
   });
 
+  it("signIn() takes production's step-up options and signs in at once; an invalid one is a TypeError", async () => {
+    const auth = createTestAuth({ status: 'signed-out' });
+    await auth.signIn({ scope: 'notes.write', acr_values: 'mfa', max_age: 0, returnTo: '/notes' });
+    expect(auth.session.current.status).toBe('signed-in');
+    await expect(auth.signIn({ scope: 'a"b' })).rejects.toBeInstanceOf(TypeError);
+  });
+
   it('start() hands back nothing, as createAuth does without a callback', async () => {
     expect(await createTestAuth().start()).toEqual({});
   });

@@ -2,10 +2,11 @@
 // that use auth. It runs production's session policy (core.ts): the same error conversion, challenges
 // and transitions; only where requests go (`handler`) and how the session begins differ.
 // Never imported by the app, so never in the production bundle.
-import type { Auth } from './auth';
+import type { Auth, SignInOptions } from './auth';
 import { createCore } from './core';
 import type { Claims, StandardClaims } from './protocol';
 import { sessionState, type SessionState, type SessionStatus } from './session';
+import { stepUpRequest } from './stepup';
 
 export interface TestAuthOptions<C extends Claims = StandardClaims> {
   /** The signed-in user (`sub` defaults to `test-user`), or null for signed out. */
@@ -50,7 +51,10 @@ const START_ERRORS: Partial<Record<SessionStatus, SessionState['error']>> = {
   error: { code: 'authorization_failed' },
 };
 
-/** An Auth whose session is `user` (or `status`), whose fetch hands requests to `handler`, and whose sign-in/out act at once. */
+/**
+ * An Auth whose session is `user` (or `status`), whose fetch hands requests to `handler`, and whose
+ * sign-in/out act at once; `signIn()` takes production's options.
+ */
 export function createTestAuth<C extends Claims = StandardClaims>({
   user = {},
   status,
@@ -70,11 +74,16 @@ export function createTestAuth<C extends Claims = StandardClaims>({
   });
   const signIn = async () => core.signedIn({ accessToken: TEST_TOKEN, expiresAt: Date.now() + HOUR_MS }, profile);
   if (start === 'signed-in') void signIn();
+  // A step-up signs in at once too; its options are checked as production checks them (a bad one is a TypeError).
+  const stepUp = async (options: SignInOptions = {}) => {
+    stepUpRequest('openid', options);
+    return signIn();
+  };
 
   return {
     session: core.state.session,
     start: async () => ({}),
-    signIn,
+    signIn: stepUp,
     signOut: () => void core.signOut(),
     fetch: core.fetch,
     resource: core.resource,
