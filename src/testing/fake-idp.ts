@@ -11,6 +11,9 @@ export const ACCOUNT_URL = 'http://localhost:9010';
 export const AUTH_URL = 'http://127.0.0.1:9011';
 export const API_ORIGIN = 'http://127.0.0.1:9012';
 export const API_URL = `${API_ORIGIN}/api/greeting`;
+/** A second API on an origin of its own, answered like the first (per-API tokens, RFC 8707). */
+export const OTHER_API_ORIGIN = 'http://127.0.0.1:9013';
+export const OTHER_API_URL = `${OTHER_API_ORIGIN}/api/other`;
 export const CLIENT_ID = 'demo-spa';
 export const TOKEN_URL = `${ACCOUNT_URL}/connect/token`;
 export const AUTHORIZE_URL = `${ACCOUNT_URL}/connect/authorize`;
@@ -133,6 +136,8 @@ export class FakeIdp {
   idTokenExtra: Record<string, unknown> = {};
   /** The `scope` a code exchange's answer names from the requested one; undefined leaves it out (as requested). */
   grantedScope?: (requested: string) => string;
+  /** The RFC 8707 resource each access token was issued for (refresh grants with `resource`). */
+  readonly resourceOf = new Map<string, string>();
   /** The one refresh token the token endpoint accepts next (rotation: each use replaces it). */
   currentRefreshToken: string | undefined;
   /** Overrides of the endpoints' default behaviour. */
@@ -228,7 +233,7 @@ export class FakeIdp {
       override ? override(request, standard) : standard(request);
     if (path === TOKEN_URL && request.method === 'POST') return answer(this.token, this.defaultToken);
     if (path === USERINFO_URL) return answer(this.userinfo, this.defaultUserinfo);
-    if (path === API_URL) return answer(this.api, this.defaultApi);
+    if (path === API_URL || path === OTHER_API_URL) return answer(this.api, this.defaultApi);
     if (path === REVOCATION_URL && request.method === 'POST') return answer(this.revocation, this.defaultRevocation);
     // Anything else is a host this test world does not have.
     throw new TypeError('Failed to fetch');
@@ -283,7 +288,10 @@ export class FakeIdp {
       if (!this.currentRefreshToken || refreshToken !== this.currentRefreshToken) return invalidGrant;
       const boundKey = this.boundTo.get(refreshToken);
       if (boundKey && boundKey !== key) return invalidGrant;
-      return bind(this.issue(this.user.sub, undefined, false));
+      const body = this.issue(this.user.sub, undefined, false);
+      const resource = form.get('resource');
+      if (resource) this.resourceOf.set(body.access_token as string, resource);
+      return bind(body);
     }
     const code = form.get('code') ?? '';
     const issued = this.codes.get(code);

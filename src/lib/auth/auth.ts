@@ -45,12 +45,23 @@ export interface AuthOptions {
   requireIss?: boolean;
   /** Further origins that may receive the access token; the userinfo endpoint's origin always may. */
   apiOrigins?: string[];
+  /**
+   * APIs that get a token of their own (RFC 8707), keyed by origin: every sign-in asks for each `resource`
+   * and `scope`, and requests to that origin carry a token for its resource, never the sign-in token.
+   */
+  apis?: Record<string, ApiOptions>;
   /** Per-request timeout over the whole exchange, default 15000 ms. */
   timeoutMs?: number;
   /** Refuse an API answer larger than this many bytes from `auth.fetch`; default none (the body streams). */
   maxResponseBytes?: number;
   /** Bind tokens to a key of this page (RFC 9449). */
   dpop?: boolean;
+}
+
+/** An API of `apis`: the RFC 8707 resource indicator its tokens are for, and the scope they need. */
+export interface ApiOptions {
+  resource: string;
+  scope?: string;
 }
 
 /** `scope`, `acr_values` and `max_age` make a step-up, checked after the callback (an AuthError's fields fit). */
@@ -115,12 +126,16 @@ export function createAuth<C extends Claims = StandardClaims>(options: AuthOptio
 /** createAuth over the browser and network given: tests pass fakes instead of stubbing globals. */
 export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: makeBrowser, network }: Collaborators): Auth<C> {
   const client = { client_id: options.clientId };
+  const apis = Object.values(options.apis ?? {});
+  // The sign-in's scope and every API's: a token repeated in the list asks for nothing more.
+  const scope = [options.scope ?? 'openid', ...apis.map((api) => api.scope)].filter(Boolean).join(' ');
   let server: Server = {
     // Makes validateAuthResponse refuse a response without `iss` (RFC 9207 §2.4).
     as: { ...options.server, authorization_response_iss_parameter_supported: options.requireIss },
     client,
     redirectUri: options.redirectUri,
-    scope: options.scope ?? 'openid',
+    scope,
+    resources: apis.map((api) => api.resource),
     timeoutMs: options.timeoutMs ?? 15_000,
     network,
   };
@@ -129,8 +144,10 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
   const core = createCore<C>({
     server: () => server,
     network,
-    refresh: (current, signal) => refreshTokens(server, current, browser().now(), signal),
-    allowed: [options.server.userinfo_endpoint, ...(options.apiOrigins ?? [])],
+    refresh: (current, signal, extra) => refreshTokens(server, current, browser().now(), signal, extra),
+    allowed: [options.server.userinfo_endpoint, ...(options.apiOrigins ?? []), ...Object.keys(options.apis ?? {})],
+    apis: options.apis,
+    scope,
     base: () => port?.url() ?? options.redirectUri,
     now: () => browser().now(),
     maxBytes: options.maxResponseBytes,
@@ -184,7 +201,7 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
       const { tokens, user } = await complete<C>(server, callback, pending, b.now(), signal);
       // Signed out meanwhile: the sign-out decides what shows.
       if (signal.aborted) return {};
-      // What the step-up added stays asked for by this instance's later sign-ins.
+      // What the step-up added stays asked for by this instance's later sign-ins (and so its API tokens).
       if (stepUp) server = { ...server, scope: stepUp.scope };
       writeHint(b, 'had-session');
       core.signedIn(tokens, user);

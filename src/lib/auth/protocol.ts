@@ -12,6 +12,8 @@ export interface Server {
   client: oauth.Client;
   redirectUri: string;
   scope: string;
+  /** RFC 8707 §2.1 `resource` parameters of every authorization request: one per API of `apis`. */
+  resources?: string[];
   timeoutMs: number;
   network: Network;
   /** Present when tokens are bound to this page's key (RFC 9449). */
@@ -28,6 +30,9 @@ export interface StepUp {
   /** Seconds. */
   max_age?: number;
 }
+
+/** The RFC 8707 §2.2 parameters of a token request for one API; `scope` is left out rather than empty. */
+export type ResourceParams = { resource: string } | { resource: string; scope: string };
 
 /** Tokens as the session keeps them; this object never leaves the auth module. */
 export interface TokenSet {
@@ -99,7 +104,7 @@ export async function withNonce<T>(server: Pick<Server, 'dpop'>, run: () => Prom
 }
 
 /**
- * Builds the authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3) and the pending sign-in
+ * Builds the authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, RFC 8707 §2.1) and the pending sign-in
  * it answers to; a step-up's scope, `acr_values` and `max_age` (OIDC Core §3.1.2.1) replace the defaults.
  */
 export async function authorizationRequest(
@@ -123,6 +128,7 @@ export async function authorizationRequest(
   if (prompt) params.set('prompt', prompt);
   if (stepUp?.acr_values) params.set('acr_values', stepUp.acr_values);
   if (stepUp?.max_age !== undefined) params.set('max_age', `${stepUp.max_age}`);
+  for (const resource of server.resources ?? []) params.append('resource', resource);
   return {
     url: `${server.as.authorization_endpoint}?${params}`,
     pending: { state, codeVerifier, nonce, returnTo, silent: prompt === 'none', createdAt: now, stepUp },
@@ -193,20 +199,26 @@ export async function exchangeCode(
   return tokenSet(server, response, now);
 }
 
-/** Renews the tokens with a refresh token (RFC 6749 §6); the caller must drop `previous.refreshToken`. */
-export async function refreshTokens(server: Server, previous: TokenSet, now: number, signal?: AbortSignal): Promise<TokenSet> {
+/**
+ * Renews the tokens with a refresh token (RFC 6749 §6), or gets a token for one API with `resource` and
+ * `scope` (RFC 8707 §2.2); the caller must drop `previous.refreshToken`.
+ */
+export async function refreshTokens(
+  server: Server,
+  previous: TokenSet,
+  now: number,
+  signal?: AbortSignal,
+  extra?: ResourceParams,
+): Promise<TokenSet> {
   const { as, client } = server;
   const response = await withNonce(server, async () =>
     oauth.processRefreshTokenResponse(
       as,
       client,
-      await oauth.refreshTokenGrantRequest(
-        as,
-        client,
-        oauth.None(),
-        previous.refreshToken!,
-        options(server, as.token_endpoint, signal),
-      ),
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), previous.refreshToken!, {
+        ...options(server, as.token_endpoint, signal),
+        additionalParameters: extra,
+      }),
     ),
   );
   return tokenSet(server, response, now, previous);
