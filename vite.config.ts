@@ -139,7 +139,7 @@ export default defineConfig({
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, allowedHosts: loopbackHosts },
   build: {
     target: 'es2022',
-    sourcemap: false,
+    sourcemap: process.env.SIZE_MAP ? true : false,
     modulePreload: { polyfill: false },
     // The app never logs (nothing it could log is safe to leave in a console); this also drops the
     // libraries' development warnings from the production bundle.

@@ -146,20 +146,22 @@ const isObject = (value) => typeof value === 'object' && value !== null && !Arra
  */
 function parseApis(value) {
   if (value === undefined) return {};
-  if (!isObject(value)) throw new ConfigError('apis', 'must be an object mapping API origins to { resource, scope }');
+  if (!isObject(value)) throw new ConfigError('apis', 'must map API origins to { resource, scope }');
   /** @type {Record<string, ApiConfig>} */
   const apis = {};
   for (const [key, entry] of Object.entries(value)) {
     const origin = bareOrigin('apis', key);
     if (origin in apis) throw new ConfigError('apis', `lists ${origin} twice`);
-    if (!isObject(entry) || Object.keys(entry).some((name) => name !== 'resource' && name !== 'scope')) {
-      throw new ConfigError('apis', `entry ${origin} must be an object with resource and optionally scope`);
+    const { resource, scope, ...unknown } = isObject(entry) ? entry : {};
+    if (
+      !isText(resource) ||
+      !URL.canParse(resource) ||
+      resource.includes('#') ||
+      !(scope === undefined || isText(scope)) ||
+      Object.keys(unknown).length
+    ) {
+      throw new ConfigError('apis', `entry ${origin} must be { resource: an absolute URL without fragment, scope?: text }`);
     }
-    const { resource, scope } = entry;
-    if (!isText(resource) || !URL.canParse(resource) || resource.includes('#')) {
-      throw new ConfigError('apis', `entry ${origin} needs a resource that is an absolute URL without fragment`);
-    }
-    if (scope !== undefined && !isText(scope)) throw new ConfigError('apis', `entry ${origin} has a scope that is not text`);
     apis[origin] = scope === undefined ? { resource } : { resource, scope: scope.trim().split(/\s+/).join(' ') };
   }
   return apis;

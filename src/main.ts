@@ -31,8 +31,8 @@ async function run() {
     if (returnTo !== undefined) await replace(appRoute(returnTo) ?? '/');
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    const { default: ConfigErrorPage } = await import('./components/ConfigErrorPage.svelte');
-    mount(ConfigErrorPage, { target, props: { error: err } });
+    const page = await import('./components/ConfigErrorPage.svelte');
+    mount(page.default, { target, props: { error: err } });
   }
 }
 

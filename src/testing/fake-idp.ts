@@ -11,6 +11,9 @@ export const ACCOUNT_URL = 'http://localhost:9010';
 export const AUTH_URL = 'http://127.0.0.1:9011';
 export const API_ORIGIN = 'http://127.0.0.1:9012';
 export const API_URL = `${API_ORIGIN}/api/greeting`;
+/** A second API on an origin of its own, answered like the first (per-API tokens, RFC 8707). */
+export const OTHER_API_ORIGIN = 'http://127.0.0.1:9013';
+export const OTHER_API_URL = `${OTHER_API_ORIGIN}/api/other`;
 export const CLIENT_ID = 'demo-spa';
 export const TOKEN_URL = `${ACCOUNT_URL}/connect/token`;
 export const AUTHORIZE_URL = `${ACCOUNT_URL}/connect/authorize`;
@@ -38,6 +41,11 @@ export function json(body: unknown, status = 200, headers: Record<string, string
 /** A Bearer challenge as a resource server sends it (RFC 6750 §3). */
 export function challenge(status: 401 | 403, error: string): Response {
   return new Response(null, { status, headers: { 'www-authenticate': `Bearer realm="api", error="${error}"` } });
+}
+
+/** An answer with this `WWW-Authenticate` header, as written. */
+export function challengeHeader(status: number, header: string): Response {
+  return new Response(null, { status, headers: { 'www-authenticate': header } });
 }
 
 const b64url = (value: unknown) =>
@@ -124,6 +132,12 @@ export class FakeIdp {
   readonly boundTo = new Map<string, string>();
   /** Every token response body the default token endpoint issued, in order. */
   readonly issued: Record<string, unknown>[] = [];
+  /** Claims added to the ID tokens of code exchanges (auth_time, acr…). */
+  idTokenExtra: Record<string, unknown> = {};
+  /** The `scope` a code exchange's answer names from the requested one; undefined leaves it out (as requested). */
+  grantedScope?: (requested: string) => string;
+  /** The RFC 8707 resource each access token was issued for (refresh grants with `resource`). */
+  readonly resourceOf = new Map<string, string>();
   /** The one refresh token the token endpoint accepts next (rotation: each use replaces it). */
   currentRefreshToken: string | undefined;
   /** Overrides of the endpoints' default behaviour. */
@@ -207,7 +221,7 @@ export class FakeIdp {
     this.validAccessTokens.add(accessToken);
     const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer' };
     if (this.expiresIn !== undefined) body.expires_in = this.expiresIn;
-    if (withIdToken) body.id_token = unsignedIdToken(idTokenClaims(sub, nonce));
+    if (withIdToken) body.id_token = unsignedIdToken(idTokenClaims(sub, nonce, this.idTokenExtra));
     if (this.refreshTokens) body.refresh_token = this.currentRefreshToken = `rt-${n}-${crypto.randomUUID()}`;
     this.issued.push(body);
     return body;
@@ -219,7 +233,7 @@ export class FakeIdp {
       override ? override(request, standard) : standard(request);
     if (path === TOKEN_URL && request.method === 'POST') return answer(this.token, this.defaultToken);
     if (path === USERINFO_URL) return answer(this.userinfo, this.defaultUserinfo);
-    if (path === API_URL) return answer(this.api, this.defaultApi);
+    if (path === API_URL || path === OTHER_API_URL) return answer(this.api, this.defaultApi);
     if (path === REVOCATION_URL && request.method === 'POST') return answer(this.revocation, this.defaultRevocation);
     // Anything else is a host this test world does not have.
     throw new TypeError('Failed to fetch');
@@ -274,7 +288,10 @@ export class FakeIdp {
       if (!this.currentRefreshToken || refreshToken !== this.currentRefreshToken) return invalidGrant;
       const boundKey = this.boundTo.get(refreshToken);
       if (boundKey && boundKey !== key) return invalidGrant;
-      return bind(this.issue(this.user.sub, undefined, false));
+      const body = this.issue(this.user.sub, undefined, false);
+      const resource = form.get('resource');
+      if (resource) this.resourceOf.set(body.access_token as string, resource);
+      return bind(body);
     }
     const code = form.get('code') ?? '';
     const issued = this.codes.get(code);
@@ -285,7 +302,9 @@ export class FakeIdp {
     if (!pkceOk || form.get('redirect_uri') !== issued.redirectUri || form.get('client_id') !== issued.clientId) {
       return invalidGrant;
     }
-    return bind(this.issue(this.subjects.get(code)!, issued.nonce, issued.scope.split(' ').includes('openid')));
+    const body = this.issue(this.subjects.get(code)!, issued.nonce, issued.scope.split(' ').includes('openid'));
+    if (this.grantedScope) body.scope = this.grantedScope(issued.scope);
+    return bind(body);
   };
 
   /** Whether the request carries a valid token: Bearer for unbound ones, DPoP with a proof of its key for bound ones. */

@@ -7,20 +7,13 @@ import { createKeys } from './dpop';
 import { toAuthErrorOrShow } from './errors';
 import type { Network } from './http';
 import { browserPort, type BrowserPort } from './port';
-import {
-  endSessionRequest,
-  refreshTokens,
-  revoke,
-  type Claims,
-  type Server,
-  type StandardClaims,
-  type TokenSet,
-} from './protocol';
+import type { Claims, Server, StandardClaims } from './protocol';
 import type { Resource, ResourceOptions, ResourceUrl } from './resource.svelte';
+import type { StepUpOptions } from './stepup';
 import type { ReactiveStore, SessionState } from './session';
 import { beginSignIn, checkShape, completeSignIn, pendingFor, takeCallbackResponse, type CallbackResponse } from './signin';
 import type { Tabs } from './tabs';
-import { clearTab, forgetHint, lastRestore, noteRestore, readHint, saveSignOut, takeSignOut, writeHint } from './storage';
+import { clearTab, forgetHint, lastRestore, noteRestore, readHint, takeSignOut, writeHint } from './storage';
 
 export interface AuthOptions {
   /**
@@ -46,6 +39,11 @@ export interface AuthOptions {
   requireIss?: boolean;
   /** Further origins that may receive the access token; the userinfo endpoint's origin always may. */
   apiOrigins?: string[];
+  /**
+   * APIs that get a token of their own (RFC 8707), keyed by origin: every sign-in asks for each `resource`
+   * and `scope`, and requests to that origin carry a token for its resource, never the sign-in token.
+   */
+  apis?: Record<string, ApiOptions>;
   /** Per-request timeout over the whole exchange, default 15000 ms. */
   timeoutMs?: number;
   /** Refuse an API answer larger than this many bytes from `auth.fetch`; default none (the body streams). */
@@ -54,7 +52,14 @@ export interface AuthOptions {
   dpop?: boolean;
 }
 
-export interface SignInOptions {
+/** An API of `apis`: the RFC 8707 resource indicator its tokens are for, and the scope they need. */
+export interface ApiOptions {
+  resource: string;
+  scope?: string;
+}
+
+/** `scope`, `acr_values` and `max_age` make a step-up, checked after the callback (an AuthError's fields fit). */
+export interface SignInOptions extends StepUpOptions {
   /** The app's own place to come back to: a same-origin path with its query; default the page's. */
   returnTo?: string;
 }
@@ -93,6 +98,8 @@ export interface Collaborators {
 }
 
 const RESTORE_GUARD_MS = 60_000;
+/** The step-up code: loaded only by a sign-in that asks for one and by the callback that answers it. */
+const stepUpModule = () => import('./stepup');
 /** Answers of a prompt=none restore that mean "not without the person": signed out, quietly. */
 const QUIET = ['cancelled', 'login_required', 'authorization_failed'];
 
@@ -113,72 +120,62 @@ export function createAuth<C extends Claims = StandardClaims>(options: AuthOptio
 /** createAuth over the browser and network given: tests pass fakes instead of stubbing globals. */
 export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: makeBrowser, network }: Collaborators): Auth<C> {
   const client: Client = { client_id: options.clientId };
+  const apis = Object.values(options.apis ?? {});
+  // The sign-in's scope and every API's: a token repeated in the list asks for nothing more.
+  const scope = [options.scope ?? 'openid', ...apis.map((api) => api.scope)].filter(Boolean).join(' ');
   let server: Server = {
     // Makes validateAuthResponse refuse a response without `iss` (RFC 9207 §2.4).
     as: { ...options.server, authorization_response_iss_parameter_supported: options.requireIss },
     client,
     redirectUri: options.redirectUri,
-    scope: options.scope ?? 'openid',
+    scope,
+    resources: apis.map((api) => api.resource),
     timeoutMs: options.timeoutMs ?? 15_000,
     network,
   };
   let port: BrowserPort | undefined;
   const browser = () => (port ??= makeBrowser());
-  let keys: CryptoKeyPair | undefined;
-  const useKeys = (pair: CryptoKeyPair) => {
-    keys = pair;
-    server = { ...server, dpop: DPoP(client, pair) };
-  };
-  // The other tabs (tabs.ts), loaded when this tab has settled: a sign-in never waits for it.
+  const useKeys = (keys: CryptoKeyPair) => (server = { ...server, dpop: DPoP(client, keys), keys });
+  // The other tabs and the page's events (tabs.ts), loaded when this tab has settled: a sign-in never waits for it.
   let tabs: Promise<Tabs> | undefined;
   let joined: Tabs | undefined;
   const shared = (): Promise<Tabs> =>
     (tabs ??= import('./tabs').then(
-      ({ createTabs }) =>
-        (joined = createTabs<C>({
-          channel: browser().channel,
-          locks: browser().locks,
+      (module) =>
+        (joined = module.connectTabs<C>({
+          port: browser(),
           dpop: !!options.dpop,
-          timeoutMs: server.timeoutMs,
-          held() {
-            const tokens = renewal.current();
-            const { user } = state.session.current;
-            return tokens && user ? { tokens, user, keys } : undefined;
-          },
-          waiting: () => ['signed-out', 'expired'].includes(state.session.current.status),
-          adopt(session) {
-            if (session.keys) useKeys(session.keys);
-            core.signedIn(session.tokens, session.user);
-          },
-          renewed: core.renewed,
-          ended: renewal.expire,
+          server: () => server,
+          core,
+          useKeys,
           signedOut: (revoke) => signOut(false, revoke),
-          renew: () => void renewal.renew(false),
-          refresh: (current, signal) => refreshTokens(server, current, browser().now(), signal),
-          checkDue: () => void renewal.checkDue(),
         })),
     ));
   const core = createCore<C>({
     server: () => server,
     network,
-    refresh: async (current, signal) => (await shared()).refresh(current, signal),
-    allowed: [options.server.userinfo_endpoint, ...(options.apiOrigins ?? [])],
+    // Every refresh-token grant goes through the tab holding the session's lock (tabs.ts).
+    refresh: async (current, signal, extra) => (await shared()).refresh(current, signal, extra),
+    allowed: [options.server.userinfo_endpoint, ...(options.apiOrigins ?? []), ...Object.keys(options.apis ?? {})],
+    apis: options.apis,
+    scope,
     base: () => port?.url() ?? options.redirectUri,
     now: () => browser().now(),
     maxBytes: options.maxResponseBytes,
   });
   const { state, renewal } = core;
-  const removers: (() => void)[] = [];
-
   const here = () => {
     const { pathname, search } = new URL(browser().url());
     return pathname + search;
   };
 
-  async function redirect(returnTo: string, prompt?: 'none' | 'login') {
+  async function redirect(returnTo: string, prompt?: 'none' | 'login', ask: StepUpOptions = {}) {
     state.redirecting();
     try {
-      await beginSignIn(server, browser(), { returnTo, prompt });
+      // The page's listeners are on before it leaves: Back may bring it back from the back/forward cache.
+      await shared();
+      const stepUp = Object.keys(ask).length ? (await stepUpModule()).stepUpRequest(server.scope, ask) : undefined;
+      await beginSignIn(server, browser(), { returnTo, prompt, stepUp });
     } catch (err) {
       state.failed(
         toAuthErrorOrShow(err, (bug) => state.failed(bug, returnTo)),
@@ -210,9 +207,13 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
         else state.notice('unknown_transaction');
         return {};
       }
-      const { tokens, user } = await completeSignIn<C>(server, callback, pending, b.now(), signal);
+      const { stepUp } = pending;
+      const complete = stepUp ? (await stepUpModule()).completeStepUp : completeSignIn;
+      const { tokens, user } = await complete<C>(server, callback, pending, b.now(), signal);
       // Signed out meanwhile: the sign-out decides what shows.
       if (signal.aborted) return {};
+      // What the step-up added stays asked for by this instance's later sign-ins (and so its API tokens).
+      if (stepUp) server = { ...server, scope: stepUp.scope };
       writeHint(b, 'had-session');
       core.signedIn(tokens, user);
       // After the claims show: the waiting tabs sign in with this session.
@@ -237,52 +238,27 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     else state.notice('unknown_signout');
   }
 
-  /** Best effort and never waited for: the sign-out has already happened here (RFC 7009 §2.1). */
-  function revokeAll(tokens: TokenSet) {
-    if (!options.server.revocation_endpoint) return;
-    const sent = [revoke(server, tokens.accessToken, 'access_token')];
-    if (tokens.refreshToken) sent.push(revoke(server, tokens.refreshToken, 'refresh_token'));
-    for (const request of sent) request.catch(() => {});
-  }
-
   /** `revoke` unless the tab that signed out shared this session's tokens, and revoked them once. */
   function signOut(everywhere: boolean, revoke = true) {
     const b = browser();
     const tokens = core.signOut();
     clearTab(b);
     writeHint(b, 'signed-out');
-    if (tokens && revoke) revokeAll(tokens);
-    if (!everywhere) return;
-    if (joined) joined.signedOut();
-    else b.channel?.postMessage({ type: 'signed-out' });
-    const end = endSessionRequest(server, tokens?.idToken);
-    if (end) {
-      saveSignOut(b, end.state);
-      b.post(end.url, end.fields);
+    if (everywhere) {
+      if (joined) joined.signedOut();
+      else b.channel?.postMessage({ type: 'signed-out' });
     }
-  }
-
-  function listen(b: BrowserPort) {
-    const checkDue = () => void renewal.checkDue();
-    removers.push(
-      b.listen('visibilitychange', checkDue),
-      b.listen('online', checkDue),
-      b.listen('pageshow', (event) => {
-        if (!(event as PageTransitionEvent).persisted) return checkDue();
-        // Back from the identity service, from the back/forward cache: the redirect did not happen here.
-        state.redirectAbandoned();
-        // Restored after another tab signed out: show nothing of the person.
-        if (renewal.current() && readHint(b) !== 'had-session') signOut(false);
-        else checkDue();
-      }),
-    );
+    // The provider's part follows with its module: the sign-out has happened here already.
+    void import('./signout').then((provider) => {
+      if (tokens && revoke) provider.revokeAll(server, tokens);
+      if (everywhere) provider.endSession(server, b, tokens?.idToken);
+    });
   }
 
   return {
     session: state.session,
     async start({ returnTo } = {}) {
       const b = browser();
-      if (!removers.length) listen(b);
       // The key is made while the URL is read; only a DPoP client waits for it.
       const key = options.dpop ? createKeys() : undefined;
       const callback = takeCallbackResponse(b, options.redirectUri);
@@ -297,14 +273,13 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
       void shared();
       return {};
     },
-    signIn: ({ returnTo } = {}) =>
-      redirect(safeReturnTo(returnTo) ?? here(), readHint(browser()) === 'signed-out' ? 'login' : undefined),
+    signIn: ({ returnTo, ...ask } = {}) =>
+      redirect(safeReturnTo(returnTo) ?? here(), readHint(browser()) === 'signed-out' ? 'login' : undefined, ask),
     signOut: () => signOut(true),
     fetch: core.fetch,
     resource: core.resource,
     destroy() {
       renewal.drop();
-      for (const remove of removers.splice(0)) remove();
       if (joined) joined.destroy();
       else void tabs?.then((t) => t.destroy());
       port?.channel?.close();

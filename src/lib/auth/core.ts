@@ -3,17 +3,22 @@
 // conversion, and resources. What differs is only where requests go and how a session begins.
 import type { AuthFetchParts } from './fetch';
 import type { Network } from './http';
-import type { Claims, Server, TokenSet } from './protocol';
+import type { ApiOptions } from './auth';
+import type { Claims, ResourceParams, Server, TokenSet } from './protocol';
 import { createRenewal } from './renewal';
 import { createResource, type ResourceOptions, type ResourceUrl } from './resource.svelte';
 import { createSession, type SessionState } from './session';
 
 export interface CoreParts<C extends Claims> {
-  /** Read at each request: the DPoP key arrives after the instance is made. */
-  server: () => Pick<Server, 'timeoutMs' | 'dpop'>;
+  /** Read at each request: the DPoP key arrives after the instance is made, the scope grows with a step-up. */
+  server: () => Pick<Server, 'timeoutMs' | 'dpop'> & { scope?: string };
   network: Network;
-  /** Exchanges the refresh token (RFC 6749 §6); the signal aborts it when the session ends. */
-  refresh?(current: TokenSet, signal: AbortSignal): Promise<TokenSet>;
+  /** Exchanges the refresh token (RFC 6749 §6), for one API with `extra` (RFC 8707 §2.2); the signal aborts it when the session ends. */
+  refresh?(current: TokenSet, signal: AbortSignal, extra?: ResourceParams): Promise<TokenSet>;
+  /** APIs with tokens of their own, keyed by origin in any URL form. */
+  apis?: Record<string, ApiOptions>;
+  /** The scope the instance signs in with before any step-up. */
+  scope?: string;
   /** Origins that may receive the token, in any URL form. */
   allowed: Iterable<string>;
   /** The page's URL, which relative URLs resolve against. */
@@ -43,7 +48,7 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
   // No view on the sign-in path calls the API: auth.fetch loads with the first call, not with the page.
   let loading: Promise<typeof globalThis.fetch> | undefined;
   const fetch: typeof globalThis.fetch = async (input, init) => {
-    loading ??= import('./fetch').then(({ createAuthFetch }) => createAuthFetch(fetchParts));
+    loading ??= import('./fetch').then((module) => module.createAuthFetch(fetchParts));
     return (await loading)(input, init);
   };
   return {
@@ -56,11 +61,6 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
       renewal.adopt(tokens);
       state.signedIn(user, tokens.expiresAt);
     },
-    /** New tokens of this session, renewed by another tab. */
-    renewed(tokens: TokenSet) {
-      renewal.adopt(tokens);
-      state.renewed(tokens.expiresAt);
-    },
     /** Forgets the session and returns the tokens it held, live or expired, for revocation. */
     signOut(): TokenSet | undefined {
       const had = renewal.drop() ?? ended;
@@ -70,3 +70,5 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
     },
   };
 }
+
+export type Core<C extends Claims> = ReturnType<typeof createCore<C>>;

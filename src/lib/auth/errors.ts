@@ -22,8 +22,14 @@ export type AuthErrorCode =
   | 'timeout'
   /** The token was refused by a resource server and could not be renewed (RFC 6750 §3.1). */
   | 'session_expired'
-  /** The token lacks a scope the resource needs (RFC 6750 §3.1); never retried. */
+  /** The token lacks a scope the resource needs (RFC 6750 §3.1): `scope` says which; never retried. */
   | 'insufficient_scope'
+  /** The resource wants a stronger or fresher sign-in (RFC 9470 §3): `acr_values` and `max_age` say how. */
+  | 'insufficient_user_authentication'
+  /** A step-up sign-in came back with less than it asked (OIDC Core §3.1.2.1): the field that fell short is set. */
+  | 'step_up_failed'
+  /** A token for this API needs the person at the identity service (no refresh token): `scope` is what to ask. */
+  | 'interaction_required'
   /** auth.fetch refused to send the token to a URL outside the allow-list. */
   | 'forbidden_origin'
   /** No signed-in session to make the request with. */
@@ -43,6 +49,12 @@ export interface AuthErrorDetails {
   status?: number;
   /** The start of an `http_error` response's text, bounded: render it as text. */
   text?: string;
+  /** Scope tokens a resource asked for (RFC 6750 §3), validated (RFC 6749 §3.3): pass to `signIn({ scope })`. */
+  scope?: string;
+  /** Authentication context classes a resource asked for (RFC 9470 §3), validated like `scope`. */
+  acr_values?: string;
+  /** The most seconds since the person last signed in that a resource accepts (RFC 9470 §3). */
+  max_age?: number;
 }
 
 /** An error about auth or transport. `cause` keeps the original for developers; stores get `toJSON()`. */
@@ -52,6 +64,9 @@ export class AuthError extends Error implements AuthErrorDetails {
   declare readonly host?: string;
   declare readonly status?: number;
   declare readonly text?: string;
+  declare readonly scope?: string;
+  declare readonly acr_values?: string;
+  declare readonly max_age?: number;
 
   constructor(
     readonly code: AuthErrorCode,

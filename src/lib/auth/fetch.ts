@@ -1,13 +1,16 @@
-// auth.fetch: fetch with the access token, for allow-listed origins only (RFC 6750 §2.1, RFC 9449 §7).
+// auth.fetch: fetch with the access token, for allow-listed origins only (RFC 6750 §2.1, RFC 9449 §7),
+// the API's own token for an origin of `apis` (RFC 8707), and a resource's challenges as typed errors.
 import * as oauth from 'oauth4webapi';
-import { AuthError, challengeError, toAuthError } from './errors';
+import { createApiTokens, type ApiTokenParts } from './apis';
+import { challengeToError, pickChallenge, withoutOversizedChallenge } from './challenge';
+import { AuthError, toAuthError } from './errors';
 import { boundedFetch, insecure, type Network, type RequestLimits } from './http';
 import { withNonce, type Server } from './protocol';
 import type { Renewal } from './renewal';
 
-export interface AuthFetchParts {
-  /** Read at each request: the DPoP key arrives after the instance is made. */
-  server: () => Pick<Server, 'timeoutMs' | 'dpop'>;
+export interface AuthFetchParts extends Omit<ApiTokenParts, 'sessionScope'> {
+  /** Read at each request: the DPoP key arrives after the instance is made, the scope grows with a step-up. */
+  server: () => Pick<Server, 'timeoutMs' | 'dpop'> & { scope?: string };
   network: Network;
   renewal: Renewal;
   /** Origins that may receive the token, as bare origins (`https://api.example.com/` is `https://api.example.com`). */
@@ -35,12 +38,13 @@ export function allowedUrl(input: RequestInfo | URL, base: string, allowed: Set<
  * `template()` per attempt, so the body can be sent again); oauth4webapi adds only the headers.
  */
 export function resourceRequestOptions(network: Network, url: URL, limits: RequestLimits, template: () => Request) {
+  const send = boundedFetch(
+    network,
+    limits,
+    (_href, init, signal) => new Request(template(), { headers: init.headers, signal, redirect: 'manual' }),
+  );
   return {
-    [oauth.customFetch]: boundedFetch(
-      network,
-      limits,
-      (_href, init, signal) => new Request(template(), { headers: init.headers, signal, redirect: 'manual' }),
-    ),
+    [oauth.customFetch]: async (...args: Parameters<typeof send>) => withoutOversizedChallenge(await send(...args)),
     [oauth.allowInsecureRequests]: insecure(url),
   };
 }
@@ -60,10 +64,13 @@ function withDefaults(input: RequestInfo | URL, url: URL, init: RequestInit = {}
 }
 
 /**
- * A drop-in `fetch` that adds the token only for allowed origins, never follows a redirect, has a
- * timeout, and after a 401 `invalid_token` renews once (shared with other requests) and replays once.
+ * A drop-in `fetch` that adds the token only for allowed origins (an API's own for an origin of `apis`),
+ * never follows a redirect, has a timeout, and after a 401 `invalid_token` gets a new token once (shared
+ * with other requests) and replays once. Other challenges are thrown as typed AuthErrors (challenge.ts).
  */
-export function createAuthFetch({ server, network, renewal, allowed, base, maxBytes }: AuthFetchParts): typeof fetch {
+export function createAuthFetch(parts: AuthFetchParts): typeof fetch {
+  const { server, network, renewal, allowed, base, maxBytes } = parts;
+  const apiTokens = createApiTokens({ ...parts, sessionScope: () => server().scope });
   return async (input, init) => {
     const url = allowedUrl(input, base(), allowed);
     const request = withDefaults(input, url, init);
@@ -74,9 +81,13 @@ export function createAuthFetch({ server, network, renewal, allowed, base, maxBy
     for (let attempt = 0; ; attempt++) {
       const current = renewal.current();
       if (!current) throw new AuthError('unauthenticated');
+      // Keyed by the origin the allow-list passed: an API's token cannot be sent anywhere else.
+      const apiToken = await apiTokens.token(url.origin);
+      const token = apiToken ?? current.accessToken;
       const config = server();
+      const scheme = config.dpop ? 'dpop' : 'bearer';
       const send = () =>
-        oauth.protectedResourceRequest(current.accessToken, request.method, url, request.headers, null, {
+        oauth.protectedResourceRequest(token, request.method, url, request.headers, null, {
           ...resourceRequestOptions(network, url, { timeoutMs: config.timeoutMs, maxBytes, signal }, template),
           DPoP: config.dpop,
         });
@@ -85,7 +96,14 @@ export function createAuthFetch({ server, network, renewal, allowed, base, maxBy
       } catch (err) {
         if (!(err instanceof oauth.WWWAuthenticateChallengeError)) throw toAuthError(err);
         if (err.status !== 401 && err.status !== 403) return err.response;
-        if (challengeError(err) !== 'invalid_token') throw toAuthError(err);
+        if (pickChallenge(err.cause, scheme)?.parameters.error !== 'invalid_token') throw challengeToError(err, scheme);
+        if (apiToken !== undefined) {
+          // The API refused its own token: the next attempt gets a new one. Twice is the API's doing, not the session's.
+          apiTokens.forget(url.origin, apiToken);
+          if (attempt > 0) throw new AuthError('http_error', { oauthError: 'invalid_token', status: err.status }, err);
+          if (stream) return err.response;
+          continue;
+        }
         // Replay once: with the token another request already renewed, or after one shared renewal.
         // A stream cannot be sent again: its caller gets the 401, and the next request the new token.
         if (attempt === 0 && (renewal.current() !== current || (await renewal.renew(true)))) {

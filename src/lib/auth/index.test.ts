@@ -31,6 +31,15 @@ describe('the public API', () => {
     expectTypeOf<api.Auth>().toHaveProperty('start');
     expectTypeOf<api.AuthOptions>().toHaveProperty('redirectUri');
     expectTypeOf<api.SignInOptions>().toHaveProperty('returnTo');
+    expectTypeOf<api.SignInOptions>().toHaveProperty('scope');
+    expectTypeOf<api.SignInOptions>().toHaveProperty('acr_values');
+    expectTypeOf<api.SignInOptions['max_age']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<api.AuthOptions['apis']>().toEqualTypeOf<Record<string, api.ApiOptions> | undefined>();
+    expectTypeOf<api.ApiOptions>().toEqualTypeOf<{ resource: string; scope?: string }>();
+    expectTypeOf<api.AuthErrorDetails['scope']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<api.AuthErrorDetails['acr_values']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<api.AuthErrorDetails['max_age']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<'insufficient_user_authentication' | 'step_up_failed' | 'interaction_required'>().toExtend<api.AuthErrorCode>();
     expectTypeOf<api.StartOptions>().toHaveProperty('returnTo');
     expectTypeOf<api.StartResult>().toHaveProperty('returnTo');
     expectTypeOf<api.AuthErrorCode>().toExtend<string>();

@@ -5,7 +5,8 @@ import * as oauth from 'oauth4webapi';
 import { useAuthHarness } from '../../testing/auth-harness';
 import { AuthError } from './errors';
 import type { Network } from './http';
-import { endSessionRequest, fetchUserInfo, revoke, toClaims, type Server } from './protocol';
+import { fetchUserInfo, toClaims, type Server } from './protocol';
+import { endSessionRequest, revoke } from './signout';
 import {
   ACCOUNT_URL,
   ALICE,

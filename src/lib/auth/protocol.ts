@@ -12,11 +12,29 @@ export interface Server {
   client: oauth.Client;
   redirectUri: string;
   scope: string;
+  /** RFC 8707 §2.1 `resource` parameters of every authorization request: one per API of `apis`. */
+  resources?: string[];
   timeoutMs: number;
   network: Network;
   /** Present when tokens are bound to this page's key (RFC 9449). */
   dpop?: oauth.DPoPHandle;
+  /** That key pair, non-extractable: the tabs of the session share it (tabs.ts). */
+  keys?: CryptoKeyPair;
 }
+
+/** What a step-up asked for: every scope requested, and the sign-in it demands (OIDC Core §3.1.2.1). */
+export interface StepUp {
+  /** The whole scope requested: the session's plus `added`. */
+  scope: string;
+  /** The scope the step-up was for, which the grant must cover. */
+  added?: string;
+  acr_values?: string;
+  /** Seconds. */
+  max_age?: number;
+}
+
+/** The RFC 8707 §2.2 parameters of a token request for one API; `scope` is left out rather than empty. */
+export type ResourceParams = { resource: string } | { resource: string; scope: string };
 
 /** Tokens as the session keeps them; this object never leaves the auth module. */
 export interface TokenSet {
@@ -67,12 +85,13 @@ export interface StandardClaims {
 export type Claims = { sub: string };
 
 /** Protocol answers are small; anything larger is hostile. */
-const MAX_PROTOCOL_BYTES = 64 * 1024;
+export const MAX_PROTOCOL_BYTES = 64 * 1024;
 /** An absurd `expires_in` is cut to a day; a missing one means an hour (RFC 6749 §5.1 leaves it open). */
 const MAX_LIFETIME_S = 24 * 60 * 60;
 const DEFAULT_LIFETIME_S = 60 * 60;
 
-const options = (server: Server, url: string | undefined, signal?: AbortSignal) => ({
+/** Request options of a protocol step: the caps, the timeout, the signal and the DPoP key. */
+export const options = (server: Server, url: string | undefined, signal?: AbortSignal) => ({
   ...requestOptions(server.network, url!, { timeoutMs: server.timeoutMs, maxBytes: MAX_PROTOCOL_BYTES, signal }),
   DPoP: server.dpop,
 });
@@ -87,18 +106,22 @@ export async function withNonce<T>(server: Pick<Server, 'dpop'>, run: () => Prom
   }
 }
 
-/** Builds the authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3) and the pending sign-in it answers to. */
+/**
+ * Builds the authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, RFC 8707 §2.1) and the pending sign-in
+ * it answers to; a step-up's scope, `acr_values` and `max_age` (OIDC Core §3.1.2.1) replace the defaults.
+ */
 export async function authorizationRequest(
   server: Server,
-  { returnTo, prompt, now }: { returnTo: string; prompt?: 'none' | 'login'; now: number },
+  { returnTo, prompt, now, stepUp }: { returnTo: string; prompt?: 'none' | 'login'; now: number; stepUp?: StepUp },
 ): Promise<{ url: string; pending: PendingSignIn }> {
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
-  const nonce = server.scope.split(' ').includes('openid') ? oauth.generateRandomNonce() : undefined;
+  const scope = stepUp?.scope ?? server.scope;
+  const nonce = scope.split(' ').includes('openid') ? oauth.generateRandomNonce() : undefined;
   const params = new URLSearchParams({
     client_id: server.client.client_id,
     response_type: 'code',
-    scope: server.scope,
+    scope,
     redirect_uri: server.redirectUri,
     code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
     code_challenge_method: 'S256',
@@ -106,16 +129,19 @@ export async function authorizationRequest(
   });
   if (nonce) params.set('nonce', nonce);
   if (prompt) params.set('prompt', prompt);
+  if (stepUp?.acr_values) params.set('acr_values', stepUp.acr_values);
+  if (stepUp?.max_age !== undefined) params.set('max_age', `${stepUp.max_age}`);
+  for (const resource of server.resources ?? []) params.append('resource', resource);
   return {
     url: `${server.as.authorization_endpoint}?${params}`,
-    pending: { state, codeVerifier, nonce, returnTo, silent: prompt === 'none', createdAt: now },
+    pending: { state, codeVerifier, nonce, returnTo, silent: prompt === 'none', createdAt: now, stepUp },
   };
 }
 
 /** Never longer than the server said: a short lifetime is kept, so renewal comes before expiry. */
 const lifetime = (expiresIn: number | undefined) => Math.min(expiresIn ?? DEFAULT_LIFETIME_S, MAX_LIFETIME_S);
 
-function tokenSet(server: Server, response: oauth.TokenEndpointResponse, now: number, previous?: TokenSet): TokenSet {
+export function tokenSet(server: Server, response: oauth.TokenEndpointResponse, now: number, previous?: TokenSet): TokenSet {
   // Only the token type this client asked for: a DPoP client refuses unbound tokens and a Bearer client
   // bound ones. An `error` beside a token makes the whole answer suspect (RFC 6749 §5.1 and §5.2 are exclusive).
   // A token is VSCHARs only (RFC 6749 §A.12): anything else could not be sent in a header, or would smuggle one.
@@ -140,13 +166,15 @@ function tokenSet(server: Server, response: oauth.TokenEndpointResponse, now: nu
 
 /**
  * Validates the authorization response against the pending sign-in (state, iss, error: RFC 6749
- * §4.1.2, RFC 9207), then exchanges the code, once (RFC 6749 §4.1.3, RFC 7636 §4.5).
+ * §4.1.2, RFC 9207), then exchanges the code, once (RFC 6749 §4.1.3, RFC 7636 §4.5), with `auth_time`
+ * checked against a step-up's `max_age` (OIDC Core §3.1.2.1) and the answer passed to `check`.
  */
 export async function exchangeCode(
   server: Server,
   params: URLSearchParams,
   pending: PendingSignIn,
   now: number,
+  check?: (response: oauth.TokenEndpointResponse) => void,
 ): Promise<TokenSet> {
   const { as, client } = server;
   const validated = oauth.validateAuthResponse(as, client, params, pending.state);
@@ -163,45 +191,15 @@ export async function exchangeCode(
         pending.codeVerifier,
         options(server, as.token_endpoint),
       ),
-      { expectedNonce: pending.nonce ?? oauth.expectNoNonce, requireIdToken: pending.nonce !== undefined },
+      {
+        expectedNonce: pending.nonce ?? oauth.expectNoNonce,
+        requireIdToken: pending.nonce !== undefined,
+        maxAge: pending.stepUp?.max_age,
+      },
     ),
   );
+  check?.(response);
   return tokenSet(server, response, now);
-}
-
-/** Renews the tokens with a refresh token (RFC 6749 §6); the caller must drop `previous.refreshToken`. */
-export async function refreshTokens(server: Server, previous: TokenSet, now: number, signal?: AbortSignal): Promise<TokenSet> {
-  const { as, client } = server;
-  const response = await withNonce(server, async () =>
-    oauth.processRefreshTokenResponse(
-      as,
-      client,
-      await oauth.refreshTokenGrantRequest(
-        as,
-        client,
-        oauth.None(),
-        previous.refreshToken!,
-        options(server, as.token_endpoint, signal),
-      ),
-    ),
-  );
-  return tokenSet(server, response, now, previous);
-}
-
-/** Revokes a token (RFC 7009 §2.1) with its type hint; best effort, so a short timeout. */
-export async function revoke(server: Server, token: string, hint: 'refresh_token' | 'access_token'): Promise<void> {
-  const { as, client } = server;
-  // keepalive: the request outlives a sign-out that navigates away to end the provider's session.
-  const request = requestOptions(server.network, as.revocation_endpoint!, {
-    timeoutMs: Math.min(server.timeoutMs, 5000),
-    maxBytes: MAX_PROTOCOL_BYTES,
-    keepalive: true,
-  });
-  const response = await oauth.revocationRequest(as, client, oauth.None(), token, {
-    ...request,
-    additionalParameters: { token_type_hint: hint },
-  });
-  await oauth.processRevocationResponse(response);
 }
 
 /** Keys that only an attack on object prototypes would send. */
@@ -246,24 +244,4 @@ export async function fetchUserInfo<C extends Claims>(server: Server, tokens: To
     if (response.ok && type !== 'application/json') throw new AuthError('invalid_response');
     return toClaims<C>(await oauth.processUserInfoResponse(as, client, tokens.subject ?? oauth.skipSubjectCheck, response));
   });
-}
-
-/**
- * The provider's end-session request (RP-Initiated Logout 1.0 §2) as form fields, for a POST: the ID
- * token never sits in a URL or in history. Undefined without an endpoint.
- */
-export function endSessionRequest(
-  server: Server,
-  idToken: string | undefined,
-): { url: string; fields: Record<string, string>; state: string } | undefined {
-  const url = server.as.end_session_endpoint;
-  if (!url) return undefined;
-  const state = oauth.generateRandomState();
-  const fields = {
-    ...(idToken && { id_token_hint: idToken }),
-    client_id: server.client.client_id,
-    post_logout_redirect_uri: server.redirectUri,
-    state,
-  };
-  return { url, fields, state };
 }

@@ -20,6 +20,8 @@ export interface RenewalHooks {
 export function createRenewal(port: { now(): number }, hooks: RenewalHooks) {
   let tokens: TokenSet | undefined;
   let renewal: Promise<boolean> | undefined;
+  // Renewals and exchanges run one after another: each uses, and may rotate, the one refresh token.
+  let queue: Promise<unknown> | undefined;
   let dueAt = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   // Every request of the current session carries this signal; drop() aborts it so late answers die.
@@ -81,9 +83,17 @@ export function createRenewal(port: { now(): number }, hooks: RenewalHooks) {
     }
   }
 
+  /** Runs `task` once every earlier renewal and exchange has settled; at once when none is under way. */
+  function serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = queue ? queue.then(task) : task();
+    const settled = (queue = run.catch(() => {}));
+    void settled.then(() => queue === settled && (queue = undefined));
+    return run;
+  }
+
   /** One renewal at a time, shared by every caller (single flight); true when new tokens arrived. */
   function renew(tokenRejected: boolean): Promise<boolean> {
-    renewal ??= refresh(tokenRejected).finally(() => (renewal = undefined));
+    renewal ??= serial(() => refresh(tokenRejected)).finally(() => (renewal = undefined));
     return renewal;
   }
 
@@ -96,6 +106,8 @@ export function createRenewal(port: { now(): number }, hooks: RenewalHooks) {
     drop,
     expire,
     renew,
+    /** Runs `task` in turn with renewals (see exchange.ts): each may use, and rotate, the one refresh token. */
+    serial,
     /** Timers stall while a laptop sleeps; call when the page comes back. */
     checkDue: () => tokens && port.now() >= dueAt && due(),
   };

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { get, writable, type Readable, type Writable } from 'svelte/store';
 import { useAuthHarness } from '../../testing/auth-harness';
-import { ALICE, API_URL, BOB, challenge, deferred, json, type Deferred } from '../../testing/fake-idp';
+import { ALICE, API_URL, BOB, challenge, challengeHeader, deferred, json, type Deferred } from '../../testing/fake-idp';
 import { AuthError } from './errors';
 import { createResource, type ResourceState } from './resource.svelte';
 import type { SessionState } from './session';
@@ -389,6 +389,38 @@ describe('wired to a real session', () => {
     tab.auth.signOut();
     expect(h.idp.to(API_URL)[1].init.signal?.aborted).toBe(true);
     expect(get(resource)).toEqual({ status: 'unauthenticated', data: null, error: null });
+    stopWatching();
+  });
+
+  it('insufficient_scope: an error a view can read, with the scope to ask for; no retry, the session stays', async () => {
+    const tab = await h.signIn();
+    h.idp.api = () => challengeHeader(403, 'Bearer error="insufficient_scope", scope="notes.write"');
+    const resource = tab.auth.resource(API_URL);
+    const stopWatching = resource.subscribe(() => {});
+    await vi.waitFor(() => expect(get(resource).status).toBe('error'));
+    const { error } = resource.current;
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error?.toJSON()).toEqual({
+      code: 'insufficient_scope',
+      oauthError: 'insufficient_scope',
+      status: 403,
+      scope: 'notes.write',
+    });
+    // What a view shows is the public error: never the cause with the server's raw answer.
+    expect(error?.cause).toBeUndefined();
+    expect(tab.state.status).toBe('signed-in');
+    expect(h.idp.to(API_URL)).toHaveLength(1);
+    stopWatching();
+  });
+
+  it('insufficient_user_authentication: an error with acr_values and max_age', async () => {
+    const tab = await h.signIn();
+    h.idp.api = () => challengeHeader(401, 'Bearer error="insufficient_user_authentication", acr_values="mfa", max_age=0');
+    const resource = tab.auth.resource(API_URL);
+    const stopWatching = resource.subscribe(() => {});
+    await vi.waitFor(() => expect(get(resource).status).toBe('error'));
+    expect(resource.current.error).toMatchObject({ code: 'insufficient_user_authentication', acr_values: 'mfa', max_age: 0 });
+    expect(tab.state.status).toBe('signed-in');
     stopWatching();
   });
 

@@ -3,7 +3,16 @@
 // exchanged at most once (RFC 6749 §4.1, RFC 7636, RFC 9700 §2.1.2, §4.7).
 import { AuthError } from './errors';
 import type { BrowserPort } from './port';
-import { authorizationRequest, exchangeCode, fetchUserInfo, type Claims, type Server, type TokenSet } from './protocol';
+import type * as oauth from 'oauth4webapi';
+import {
+  authorizationRequest,
+  exchangeCode,
+  fetchUserInfo,
+  type Claims,
+  type Server,
+  type StepUp,
+  type TokenSet,
+} from './protocol';
 import { savePending, takePending, type PendingSignIn } from './storage';
 
 /** The authorization response taken from the URL. */
@@ -28,7 +37,7 @@ const MAX_PARAM_CHARS = 8192;
 export async function beginSignIn(
   server: Server,
   browser: BrowserPort,
-  request: { returnTo: string; prompt?: 'none' | 'login' },
+  request: { returnTo: string; prompt?: 'none' | 'login'; stepUp?: StepUp },
 ): Promise<void> {
   const { url, pending } = await authorizationRequest(server, { ...request, now: browser.now() });
   savePending(browser, pending);
@@ -70,14 +79,15 @@ export function checkShape({ params, inFragment }: CallbackResponse): void {
 export const pendingFor = ({ params }: CallbackResponse, browser: BrowserPort): PendingSignIn | undefined =>
   takePending(browser, params.get('state'), browser.now());
 
-/** Validates the response, exchanges the code and reads the claims with the new access token. */
+/** Validates the response, exchanges the code (its answer passed to `check`) and reads the claims with the new access token. */
 export async function completeSignIn<C extends Claims>(
   server: Server,
   { params }: CallbackResponse,
   pending: PendingSignIn,
   now: number,
   signal: AbortSignal,
+  check?: (response: oauth.TokenEndpointResponse) => void,
 ): Promise<{ tokens: TokenSet; user: C }> {
-  const tokens = await exchangeCode(server, params, pending, now);
+  const tokens = await exchangeCode(server, params, pending, now, check);
   return { tokens, user: await fetchUserInfo<C>(server, tokens, signal) };
 }

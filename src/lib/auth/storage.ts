@@ -1,6 +1,7 @@
 // Every storage key of the auth module, and nothing secret in any of them. Per tab: the pending sign-in
 // (RFC 7636 verifier, state, nonce), single-use and short-lived (RFC 9700 §4.7, RFC 10017 §6.1), the
 // pending sign-out's `state`, and when the last silent restore began. Per browser: one non-secret hint.
+import type { StepUp } from './protocol';
 
 export interface PendingSignIn {
   state: string;
@@ -12,6 +13,8 @@ export interface PendingSignIn {
   /** True for a silent `prompt=none` attempt, whose refusal means "signed out", not an error. */
   silent: boolean;
   createdAt: number;
+  /** Present for a step-up: what it asked, checked after the callback. */
+  stepUp?: StepUp;
 }
 
 /** The two stores, as the browser port has them. */

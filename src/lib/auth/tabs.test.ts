@@ -4,8 +4,10 @@
 import { decodeProtectedHeader } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
 import { useAuthHarness, type Tab } from '../../testing/auth-harness';
+import type { AppConfig } from '../../config';
 import {
   ALICE,
+  API_ORIGIN,
   API_URL,
   APP_URL,
   BOB,
@@ -190,6 +192,31 @@ describe('one renewal for the whole browser', () => {
     await vi.advanceTimersByTimeAsync(60_000);
     for (const tab of tabs) expect(tab.state.status).toBe('expired');
     expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
+  });
+});
+
+describe('a token per API in a follower tab', () => {
+  const NOTES = { resource: 'https://notes.example/', scope: 'notes.read' };
+  const config = () => ({ ...h.config, apis: { [API_ORIGIN]: NOTES } }) as AppConfig;
+
+  it('is granted by the lock holder, whose rotated refresh token every tab then uses', async () => {
+    vi.useFakeTimers();
+    h.idp.refreshTokens = true;
+    h.idp.expiresIn = 60;
+    const leader = await h.signIn({ config: config() });
+    setPageUrl(APP_URL);
+    const follower = h.newTab(config());
+    await follower.auth.start();
+    expect(follower.state.status).toBe('signed-in');
+    expect((await follower.auth.fetch(API_URL)).status).toBe(200);
+    const grants = h.idp.tokenRequests('refresh_token');
+    expect(grants.map((r) => r.form.get('resource'))).toEqual([NOTES.resource]);
+    // The provider rotated the refresh token: the next renewals (made by the lock holder) use the new one.
+    await vi.advanceTimersByTimeAsync(2 * 60_000);
+    const renewals = h.idp.tokenRequests('refresh_token').slice(1);
+    expect(renewals.length).toBeGreaterThanOrEqual(2);
+    for (const tab of [leader, follower]) expect(tab.state.status).toBe('signed-in');
+    expect((await leader.auth.fetch(API_URL)).status).toBe(200);
   });
 });
 

@@ -3,10 +3,14 @@
 // tab holding the session's Web Lock renews for all (one refresh token per browser, so rotation never
 // invalidates another tab's); sign-out reaches every tab. Tokens and keys travel only between the
 // origin's live tabs, never through storage. Loaded after the first paint: nothing here is on the sign-in path.
-import { generateRandomState } from 'oauth4webapi';
-import { AuthError, toAuthError } from './errors';
-import type { Locks } from './port';
-import { toClaims, type Claims, type TokenSet } from './protocol';
+import * as oauth from 'oauth4webapi';
+import { AuthError, toAuthError, type AuthErrorCode } from './errors';
+import type { Core } from './core';
+import { exchange } from './exchange';
+import type { BrowserPort, Locks } from './port';
+import { readHint } from './storage';
+import { toClaims, type Claims, type ResourceParams, type Server, type TokenSet } from './protocol';
+import { refreshTokens } from './refresh';
 
 /** What a tab holds of the session, and what another tab adopts. */
 export interface Held<C extends Claims> {
@@ -26,6 +30,9 @@ type Message<C extends Claims> =
   | { type: 'session'; to?: string; session: Shared<C> }
   | { type: 'renew'; id: string; expiresAt: number }
   | { type: 'renewed'; id: string; tokens: TokenSet }
+  | { type: 'exchange'; id: string; from: string; extra: ResourceParams }
+  | { type: 'exchanged'; id: string; to: string; tokens?: TokenSet; error?: AuthErrorCode }
+  | { type: 'rotated'; id: string; refreshToken: string }
   | { type: 'ended'; id: string }
   | { type: 'signed-out'; id?: string };
 
@@ -45,14 +52,18 @@ export interface TabsParts<C extends Claims> {
   adopt(session: Held<C>): void;
   /** Another tab renewed the tokens of this session. */
   renewed(tokens: TokenSet): void;
+  /** Another tab's grant for an API (RFC 8707 §2.2) rotated the session's refresh token. */
+  rotated(refreshToken: string): void;
+  /** A grant for an API, asked for by another tab: made in turn with renewals, by the lock holder. */
+  exchange(extra: ResourceParams): Promise<TokenSet>;
   /** The lock holder could not renew: the session ends here too. */
   ended(err: AuthError): void;
   /** Another tab signed out; `revoke` when the tokens here are not the ones that tab revoked. */
   signedOut(revoke: boolean): void;
   /** Renews now (single flight), for a follower whose token was refused. */
   renew(): void;
-  /** The real renewal (RFC 6749 §6), which only the lock holder makes. */
-  refresh(current: TokenSet, signal: AbortSignal): Promise<TokenSet>;
+  /** The real refresh-token grant (RFC 6749 §6), which only the lock holder makes. */
+  refresh(current: TokenSet, signal: AbortSignal, extra?: ResourceParams): Promise<TokenSet>;
   /** Renews if it is due: the tab that just took the lock may be taking over from one that closed. */
   checkDue(): void;
 }
@@ -66,6 +77,8 @@ const MAX_TOKEN_CHARS = 16 * 1024;
 const MAX_USER_CHARS = 64 * 1024;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const isText = (value: unknown, max: number) =>
+  typeof value === 'string' && value.length <= max && /^[\x21-\x7e]+( [\x21-\x7e]+)*$/.test(value);
 const isId = (value: unknown): value is string => typeof value === 'string' && ID.test(value);
 /** VSCHARs (RFC 6749 §A.12), as tokens from the token endpoint are checked. */
 const isToken = (value: unknown) => typeof value === 'string' && value.length <= MAX_TOKEN_CHARS && /^[\x20-\x7e]+$/.test(value);
@@ -127,6 +140,20 @@ export function parseMessage<C extends Claims>(data: unknown, dpop: boolean): Me
         return isId(data.id) && Number.isFinite(data.expiresAt);
       case 'renewed':
         return isId(data.id) && validTokens(data.tokens);
+      case 'exchange':
+        return (
+          isId(data.id) &&
+          isId(data.from) &&
+          isObject(data.extra) &&
+          isText(data.extra.resource, 2048) &&
+          (data.extra.scope === undefined || isText(data.extra.scope, 512))
+        );
+      case 'exchanged':
+        return (
+          isId(data.id) && isId(data.to) && (validTokens(data.tokens) || (data.tokens === undefined && isText(data.error, 64)))
+        );
+      case 'rotated':
+        return isId(data.id) && isToken(data.refreshToken);
       case 'ended':
         return isId(data.id);
       case 'signed-out':
@@ -138,6 +165,16 @@ export function parseMessage<C extends Claims>(data: unknown, dpop: boolean): Me
   return ok ? (data as Message<C>) : undefined;
 }
 
+/** A grant's failure as a code for the asking tab; the grant lacking a scope needs the person (RFC 6749 §5.2). */
+function exchangeError(err: unknown): AuthErrorCode {
+  if (err instanceof oauth.ResponseBodyError && err.error === 'invalid_scope') return 'interaction_required';
+  try {
+    return toAuthError(err).code;
+  } catch {
+    return 'invalid_response';
+  }
+}
+
 const transient = (err: unknown) => ['timeout', 'unreachable', 'aborted'].includes(toAuthError(err).code);
 
 export function createTabs<C extends Claims>(parts: TabsParts<C>) {
@@ -147,7 +184,11 @@ export function createTabs<C extends Claims>(parts: TabsParts<C>) {
   // Leaves the lock's queue, or releases the lock when this tab holds it.
   let membership: AbortController | undefined;
   const asks = new Map<string, (adopted: boolean) => void>();
-  let follower: { settle(tokens?: TokenSet, err?: unknown): void; lead(): void } | undefined;
+  /** What this tab waits for from the lock holder: renewals (no `extra`) and grants for APIs, by request id. */
+  const waiting = new Map<string, { extra?: ResourceParams; settle(tokens?: TokenSet, err?: unknown): void; lead(): void }>();
+  const settleAll = (pick: (extra?: ResourceParams) => boolean, tokens?: TokenSet, err?: unknown) => {
+    for (const waiter of [...waiting.values()]) if (pick(waiter.extra)) waiter.settle(tokens, err);
+  };
 
   const post = (message: Message<C>) => channel?.postMessage(message);
 
@@ -175,7 +216,7 @@ export function createTabs<C extends Claims>(parts: TabsParts<C>) {
     locks
       .request(LOCK + next, { signal: member.signal }, () => {
         leading = true;
-        follower?.lead();
+        for (const waiter of [...waiting.values()]) waiter.lead();
         parts.checkDue();
         return new Promise<void>((release) => member.signal.addEventListener('abort', () => release()));
       })
@@ -216,14 +257,38 @@ export function createTabs<C extends Claims>(parts: TabsParts<C>) {
       case 'renewed': {
         const current = parts.held()?.tokens;
         if (message.id !== id || !current || message.tokens.expiresAt <= current.expiresAt) return;
-        if (follower) follower.settle(message.tokens);
+        const renewing = [...waiting.values()].some((waiter) => !waiter.extra);
+        if (renewing) settleAll((extra) => !extra, message.tokens);
         else parts.renewed(message.tokens);
         return;
       }
+      case 'exchange': {
+        if (message.id !== id || !leading) return;
+        const { from, extra } = message;
+        const answer = (reply: { tokens?: TokenSet; error?: AuthErrorCode }) =>
+          message.id === id && post({ type: 'exchanged', id: message.id, to: from, ...reply });
+        parts.exchange(extra).then(
+          (tokens) => {
+            if (tokens.refreshToken && message.id === id) post({ type: 'rotated', id, refreshToken: tokens.refreshToken });
+            answer({ tokens });
+          },
+          (err: unknown) => answer({ error: exchangeError(err) }),
+        );
+        return;
+      }
+      case 'exchanged': {
+        const waiter = message.id === id ? waiting.get(message.to) : undefined;
+        const scope = waiter?.extra && 'scope' in waiter.extra ? { scope: waiter.extra.scope } : {};
+        waiter?.settle(message.tokens, message.error && new AuthError(message.error, scope));
+        return;
+      }
+      case 'rotated':
+        if (message.id === id) parts.rotated(message.refreshToken);
+        return;
       case 'ended':
         if (message.id !== id) return;
         leave();
-        if (follower) follower.settle(undefined, new AuthError('invalid_grant'));
+        if (waiting.size) settleAll(() => true, undefined, new AuthError('invalid_grant'));
         else parts.ended(new AuthError('session_expired'));
         return;
       case 'signed-out': {
@@ -235,42 +300,51 @@ export function createTabs<C extends Claims>(parts: TabsParts<C>) {
   }
   channel?.addEventListener('message', onMessage);
 
-  /** The lock holder renews and tells the others; a follower asks it and waits, bounded. */
-  async function refresh(current: TokenSet, signal: AbortSignal): Promise<TokenSet> {
-    if (leading || !id) {
-      const renewing = id;
-      try {
-        const next = await parts.refresh(current, signal);
-        if (renewing && renewing === id) post({ type: 'renewed', id: renewing, tokens: next });
-        return next;
-      } catch (err) {
-        if (renewing && renewing === id && !transient(err)) post({ type: 'ended', id: renewing });
-        throw err;
-      }
-    }
+  /** The lock holder makes the grant and tells the others what changed. */
+  async function own(current: TokenSet, signal: AbortSignal, extra?: ResourceParams): Promise<TokenSet> {
     const session = id;
+    const mine = () => session !== undefined && session === id;
+    try {
+      const next = await parts.refresh(current, signal, extra);
+      if (mine() && !extra) post({ type: 'renewed', id: session!, tokens: next });
+      if (mine() && extra && next.refreshToken) post({ type: 'rotated', id: session!, refreshToken: next.refreshToken });
+      return next;
+    } catch (err) {
+      if (mine() && !extra && !transient(err)) post({ type: 'ended', id: session! });
+      throw err;
+    }
+  }
+
+  /** A follower asks the lock holder and waits, bounded; if the holder goes, this tab may take over. */
+  function follow(current: TokenSet, signal: AbortSignal, extra?: ResourceParams): Promise<TokenSet> {
+    const from = oauth.generateRandomState();
     return new Promise<TokenSet>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', stop);
+        waiting.delete(from);
+      };
       const timer = setTimeout(() => settle(undefined, new AuthError('timeout')), parts.timeoutMs);
       const stop = () => settle(undefined, new AuthError('aborted'));
       function settle(tokens?: TokenSet, err?: unknown) {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', stop);
-        follower = undefined;
+        done();
         if (tokens) resolve(tokens);
         else reject(err);
       }
-      // The holder closed mid-renewal and this tab took the lock: it renews itself.
+      // The holder closed mid-grant and this tab took the lock: it makes the grant itself.
       const lead = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', stop);
-        follower = undefined;
-        refresh(current, signal).then(resolve, reject);
+        done();
+        own(current, signal, extra).then(resolve, reject);
       };
-      follower = { settle, lead };
+      waiting.set(from, { extra, settle, lead });
       signal.addEventListener('abort', stop);
-      post({ type: 'renew', id: session, expiresAt: current.expiresAt });
+      post(extra ? { type: 'exchange', id: id!, from, extra } : { type: 'renew', id: id!, expiresAt: current.expiresAt });
     });
   }
+
+  /** Every refresh-token grant of the session: made by the lock holder, so one refresh token serves every tab. */
+  const refresh = (current: TokenSet, signal: AbortSignal, extra?: ResourceParams) =>
+    leading || !id ? own(current, signal, extra) : follow(current, signal, extra);
 
   return {
     /**
@@ -281,7 +355,7 @@ export function createTabs<C extends Claims>(parts: TabsParts<C>) {
       if (!channel) return false;
       const held = locks && (await locks.query()).held;
       if (locks && !held?.some((lock) => lock.name?.startsWith(LOCK))) return false;
-      const from = generateRandomState();
+      const from = oauth.generateRandomState();
       return new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => done(false), ASK_MS);
         function done(adopted: boolean) {
@@ -295,7 +369,7 @@ export function createTabs<C extends Claims>(parts: TabsParts<C>) {
     },
     /** This tab signed in: a new session for the browser, and the waiting tabs sign in with it. */
     signedIn() {
-      join(generateRandomState());
+      join(oauth.generateRandomState());
       share();
     },
     /** This tab signed out: every tab of the session signs out without revoking again. */
@@ -306,10 +380,95 @@ export function createTabs<C extends Claims>(parts: TabsParts<C>) {
     refresh,
     destroy() {
       channel?.removeEventListener('message', onMessage);
-      follower?.settle(undefined, new AuthError('aborted'));
+      settleAll(() => true, undefined, new AuthError('aborted'));
       leave();
     },
   };
 }
 
 export type Tabs = ReturnType<typeof createTabs>;
+
+/** What createAuth hands over for the tabs to work on: its port, server, session policy and keys. */
+export interface Instance<C extends Claims> {
+  port: BrowserPort;
+  dpop: boolean;
+  server: () => Server;
+  core: Core<C>;
+  useKeys(keys: CryptoKeyPair): void;
+  /** Signs this tab out after another did; `revoke` as in TabsParts. */
+  signedOut(revoke: boolean): void;
+}
+
+/**
+ * The page's events that keep the session right: timers stall while a laptop sleeps (visibility,
+ * online), and a page restored from the back/forward cache may show a redirect that never happened or
+ * a person another tab signed out. Returns their removal.
+ */
+function listen<C extends Claims>({ port, core, signedOut }: Instance<C>): () => void {
+  const { renewal, state } = core;
+  const checkDue = () => void renewal.checkDue();
+  const removers = [
+    port.listen('visibilitychange', checkDue),
+    port.listen('online', checkDue),
+    port.listen('pageshow', (event) => {
+      if (!(event as PageTransitionEvent).persisted) return checkDue();
+      // Back from the identity service: the redirect did not happen here.
+      state.redirectAbandoned();
+      // Restored after another tab signed out: show nothing of the person.
+      if (renewal.current() && readHint(port) !== 'had-session') signedOut(true);
+      else checkDue();
+    }),
+  ];
+  return () => removers.forEach((remove) => remove());
+}
+
+/**
+ * createTabs wired to an auth instance, with the page's events: kept here, off the sign-in path,
+ * rather than in auth.ts.
+ */
+export function connectTabs<C extends Claims>(instance: Instance<C>): Tabs {
+  const { port, dpop, server, core, useKeys, signedOut } = instance;
+  const { renewal, state } = core;
+  const unlisten = listen(instance);
+  const tabs = createTabs<C>({
+    channel: port.channel,
+    locks: port.locks,
+    dpop,
+    timeoutMs: server().timeoutMs,
+    held() {
+      const tokens = renewal.current();
+      const { user } = state.session.current;
+      return tokens && user ? { tokens, user, keys: server().keys } : undefined;
+    },
+    waiting: () => ['signed-out', 'expired'].includes(state.session.current.status),
+    adopt(session) {
+      if (session.keys) useKeys(session.keys);
+      core.signedIn(session.tokens, session.user);
+    },
+    renewed(tokens) {
+      renewal.adopt(tokens);
+      state.renewed(tokens.expiresAt);
+    },
+    rotated(refreshToken) {
+      const tokens = renewal.current();
+      if (tokens) tokens.refreshToken = refreshToken;
+    },
+    exchange: (extra) =>
+      exchange(renewal, async (current, signal) => {
+        const result = await refreshTokens(server(), current, port.now(), signal, extra);
+        return { result, refreshToken: result.refreshToken };
+      }),
+    ended: renewal.expire,
+    signedOut,
+    renew: () => void renewal.renew(false),
+    refresh: (current, signal, extra) => refreshTokens(server(), current, port.now(), signal, extra),
+    checkDue: () => void renewal.checkDue(),
+  });
+  return {
+    ...tabs,
+    destroy() {
+      unlisten();
+      tabs.destroy();
+    },
+  };
+}

@@ -190,6 +190,41 @@ describe("production's policy", () => {
     expect(auth.session.current.status).toBe('signed-in');
   });
 
+  it.each([
+    [
+      403,
+      'Bearer error="insufficient_scope", scope="notes.write"',
+      { code: 'insufficient_scope', oauthError: 'insufficient_scope', status: 403, scope: 'notes.write' },
+    ],
+    [
+      401,
+      'Bearer error="insufficient_user_authentication", acr_values="urn:example:mfa", max_age=60',
+      {
+        code: 'insufficient_user_authentication',
+        oauthError: 'insufficient_user_authentication',
+        status: 401,
+        acr_values: 'urn:example:mfa',
+        max_age: 60,
+      },
+    ],
+  ])(
+    'a %i challenge from the handler rejects with the typed error and its fields, as in production',
+    async (status, header, expected) => {
+      const auth = createTestAuth({
+        apiOrigins: [API],
+        handler: () => new Response(null, { status, headers: { 'www-authenticate': header } }),
+      });
+      const error = await auth.fetch(`${API}/x`).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AuthError);
+      expect((error as AuthError).toJSON()).toEqual(expected);
+      const resource = auth.resource(`${API}/x`);
+      const stop = resource.subscribe(() => {});
+      await vi.waitFor(() => expect(get(resource)).toMatchObject({ status: 'error', error: expected }));
+      stop();
+      expect(auth.session.current.status).toBe('signed-in');
+    },
+  );
+
   it('a redirect from the handler is invalid_response, never followed', async () => {
     const handler = vi.fn(() => new Response(null, { status: 302, headers: { location: `${API}/elsewhere` } }));
     const auth = createTestAuth({ apiOrigins: [API], handler });
@@ -225,6 +260,13 @@ describe('the start state', () => {
     const auth = createTestAuth({ status: 'expired', user: { sub: 'alice' } });
     await auth.signIn();
     expect(auth.session.current).toMatchObject({ status: 'signed-in', user: { sub: 'alice' }, error: null });
+  });
+
+  it("signIn() takes production's step-up options and signs in at once; an invalid one is a TypeError", async () => {
+    const auth = createTestAuth({ status: 'signed-out' });
+    await auth.signIn({ scope: 'notes.write', acr_values: 'mfa', max_age: 0, returnTo: '/notes' });
+    expect(auth.session.current.status).toBe('signed-in');
+    await expect(auth.signIn({ scope: 'a"b' })).rejects.toBeInstanceOf(TypeError);
   });
 
   it('start() hands back nothing, as createAuth does without a callback', async () => {

@@ -2,10 +2,11 @@
 // that use auth. It runs production's session policy (core.ts): the same error conversion, challenges
 // and transitions; only where requests go (`handler`) and how the session begins differ.
 // Never imported by the app, so never in the production bundle.
-import type { Auth } from './auth';
+import type { Auth, SignInOptions } from './auth';
 import { createCore } from './core';
 import type { Claims, StandardClaims } from './protocol';
 import { sessionState, type SessionState, type SessionStatus } from './session';
+import { stepUpRequest } from './stepup';
 
 export interface TestAuthOptions<C extends Claims = StandardClaims> {
   /** The signed-in user (`sub` defaults to `test-user`), or null for signed out. */
@@ -17,7 +18,9 @@ export interface TestAuthOptions<C extends Claims = StandardClaims> {
   /**
    * Answers every request auth.fetch lets through, with `Authorization: Bearer <TEST_TOKEN>` set. What
    * it returns or throws is handled as production handles the network's answer: a thrown TypeError is
-   * `unreachable`, a 401 with `WWW-Authenticate: Bearer error="invalid_token"` ends the session.
+   * `unreachable`, a 401 with `WWW-Authenticate: Bearer error="invalid_token"` ends the session, and
+   * `error="insufficient_scope", scope="…"` (RFC 6750 §3.1) or `error="insufficient_user_authentication",
+   * acr_values="…", max_age=…` (RFC 9470 §3) reject with those AuthErrors and their fields.
    */
   handler?: (request: Request) => Response | Promise<Response>;
 }
@@ -48,7 +51,10 @@ const START_ERRORS: Partial<Record<SessionStatus, SessionState['error']>> = {
   error: { code: 'authorization_failed' },
 };
 
-/** An Auth whose session is `user` (or `status`), whose fetch hands requests to `handler`, and whose sign-in/out act at once. */
+/**
+ * An Auth whose session is `user` (or `status`), whose fetch hands requests to `handler`, and whose
+ * sign-in/out act at once; `signIn()` takes production's options.
+ */
 export function createTestAuth<C extends Claims = StandardClaims>({
   user = {},
   status,
@@ -68,11 +74,16 @@ export function createTestAuth<C extends Claims = StandardClaims>({
   });
   const signIn = async () => core.signedIn({ accessToken: TEST_TOKEN, expiresAt: Date.now() + HOUR_MS }, profile);
   if (start === 'signed-in') void signIn();
+  // A step-up signs in at once too; its options are checked as production checks them (a bad one is a TypeError).
+  const stepUp = async (options: SignInOptions = {}) => {
+    stepUpRequest('openid', options);
+    return signIn();
+  };
 
   return {
     session: core.state.session,
     start: async () => ({}),
-    signIn,
+    signIn: stepUp,
     signOut: () => void core.signOut(),
     fetch: core.fetch,
     resource: core.resource,
