@@ -165,7 +165,8 @@ async function signInOnce(
     if (CPU > 1) await tabCdp.send('Emulation.setCPUThrottlingRate', { rate: CPU });
     await tab.goto(app.url + '#/profile', { waitUntil: 'commit' });
     const opened = await reports.next('document', () => true, opening, WAIT_MS);
-    const shown = await reports.next('painted', (r) => r.timeOrigin === opened.timeOrigin, opening, WAIT_MS);
+    // Painted in that document, or in a callback after a silent restore (an app without shared sessions).
+    const shown = await reports.next('painted', () => true, opening, WAIT_MS);
     const newTabWaterfall = { rows: tabWaterfall.rows(), zero: opened.timeOrigin };
     await tab.close();
 
@@ -180,7 +181,7 @@ async function signInOnce(
     return {
       ...run,
       restore: restored.timeOrigin + repainted.at - reloaded.timeOrigin,
-      newTab: shown.at,
+      newTab: shown.timeOrigin + shown.at - opened.timeOrigin,
       newTabIdpRequests: idpRequests,
       newTabWaterfall,
     };

@@ -1,5 +1,5 @@
 // npm run bench:signin -- [--rtt=MS] [--handshake=N] [--runs=N] [--cpu-throttling=N] [--trace=FILE]
-//                         [--base=REV | --a=DIR [--b=DIR]]
+//                         [--base=REV | --a=DIR [--b=DIR] | --b=DIR]
 // vitest does not take custom flags, so this passes them to tests/bench/signin.bench-e2e.ts as
 // BENCH_* variables. Without --base it builds nothing: it measures whatever is in dist/ (and --a/--b).
 import { spawnSync } from 'node:child_process';
