@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { resolveInside, serveOnLoopback, TYPES, type AppServer } from '../support/static-server';
+import { CONFIG_CACHE_CONTROL, resolveInside, serveOnLoopback, TYPES, type AppServer } from '../support/static-server';
 
 type HeadersFn = (config: Record<string, unknown>, options?: { dev?: boolean }) => Record<string, string>;
 
@@ -25,7 +25,9 @@ export async function serveBuild(dir: string, headersFile: string): Promise<AppS
     };
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'text/plain; charset=utf-8', 'Method Not Allowed\n');
     const { pathname } = new URL(req.url ?? '/', 'http://localhost');
-    if (pathname === '/config.json') return send(200, TYPES['.json'], JSON.stringify(config), { 'Cache-Control': 'no-store' });
+    if (pathname === '/config.json') {
+      return send(200, TYPES['.json'], JSON.stringify(config), { 'Cache-Control': CONFIG_CACHE_CONTROL });
+    }
     const file = resolveInside(root, pathname === '/' ? '/index.html' : pathname);
     const info = file ? await stat(file).catch(() => null) : null;
     if (!file || !info?.isFile()) return send(404, 'text/plain; charset=utf-8', 'Not Found\n');

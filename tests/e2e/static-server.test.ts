@@ -47,10 +47,10 @@ describe('static test server', () => {
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
   });
 
-  it('serves the in-memory config.json, uncached', async () => {
+  it('serves the in-memory config.json, cached for five minutes', async () => {
     const res = await fetch(app.url + 'config.json');
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('cache-control')).toBe('max-age=300');
     expect(await res.json()).toEqual({ accountUrl: 'http://localhost:1', authUrl: 'http://127.0.0.1:2', clientId: 'x' });
   });
 

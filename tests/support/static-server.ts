@@ -9,6 +9,13 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
 
+/**
+ * config.json is cached for five minutes, as the README's nginx example serves it: a new tab and both
+ * documents of a silent restore read it from the cache instead of a round trip each. A swapped config
+ * reaches open browsers within that time; the CSP comes with index.html, never cached, so it always
+ * follows the current config.
+ */
+export const CONFIG_CACHE_CONTROL = 'max-age=300';
 export interface AppServer {
   /** 'http://localhost:PORT/' — the app's URL and its default redirect_uri. */
   url: string;
@@ -111,7 +118,7 @@ export async function serveApp(options: { dir?: string } = {}): Promise<AppServe
     }
     const { pathname } = new URL(req.url ?? '/', 'http://localhost');
     if (pathname === '/config.json') {
-      return send(200, TYPES['.json'], JSON.stringify(config), { 'Cache-Control': 'no-store' });
+      return send(200, TYPES['.json'], JSON.stringify(config), { 'Cache-Control': CONFIG_CACHE_CONTROL });
     }
     const file = resolveInside(root, pathname === '/' ? '/index.html' : pathname);
     const info = file ? await stat(file).catch(() => null) : null;
