@@ -30,6 +30,32 @@ describe('session timings', () => {
     );
   });
 
+  it('renewal with three tabs open: one refresh request per token lifetime for the browser', async () => {
+    const session = await env.open();
+    const { page, log, context } = session;
+    await signIn(session, env.stack.app.url, '#/signin?returnTo=/profile');
+    await readClaims(page);
+    for (let i = 0; i < 2; i++) {
+      const tab = await context.newPage();
+      await tab.goto(env.stack.app.url + '#/profile');
+      await readClaims(tab);
+    }
+    const from = Date.now();
+    await expect
+      .poll(() => tokenRequests(log, 'refresh_token').filter((e) => e.status === 200).length, { timeout: 60_000 })
+      .toBeGreaterThanOrEqual(5);
+    const refreshes = tokenRequests(log, 'refresh_token');
+    // One renewal per token lifetime for the browser: each (rotated) refresh token is presented once.
+    const presented = new Set(refreshes.map((e) => new URLSearchParams(e.postData ?? '').get('refresh_token')));
+    const times = refreshes.map((e) => e.time);
+    const gaps = times.slice(1).map((t, i) => t - times[i]);
+    console.log(
+      `bench: renewal with 3 tabs and 5 s tokens: ${refreshes.length} refresh requests in ${Date.now() - from} ms, ` +
+        `${presented.size} refresh tokens presented (${(refreshes.length / presented.size).toFixed(2)} requests per token lifetime), ` +
+        `${median(gaps)} ms apart (median), ${authorizeRequests(log).length} authorization request in all`,
+    );
+  });
+
   it('background renewal with 5 s access tokens', async () => {
     const session = await env.open();
     const { page, log } = session;
