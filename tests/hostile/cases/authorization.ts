@@ -32,6 +32,8 @@ export const authorizationCases: Case[] = [
         behaviour: () => ({ authorize: (ctx) => ({ params: ctx.n === 1 ? ctx.good : ctx.previous[0].params }) }),
         run: async (s) => {
           await signedIn(s);
+          // Signed out first: a new tab beside a signed-in one adopts its session and never signs in.
+          await s.signOut(s.page);
           s.mark();
           await s.signIn(await s.newPage());
         },
