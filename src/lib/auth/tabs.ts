@@ -351,10 +351,8 @@ export function createTabs<C extends Claims>(parts: TabsParts<C>) {
      * Asks the other tabs for their session and adopts it; false at once when no tab holds a session's
      * lock, else after ASK_MS without an answer.
      */
-    async ask(): Promise<boolean> {
-      if (!channel) return false;
-      const held = locks && (await locks.query()).held;
-      if (locks && !held?.some((lock) => lock.name?.startsWith(LOCK))) return false;
+    ask(): Promise<boolean> {
+      if (!channel) return Promise.resolve(false);
       const from = oauth.generateRandomState();
       return new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => done(false), ASK_MS);
@@ -365,6 +363,10 @@ export function createTabs<C extends Claims>(parts: TabsParts<C>) {
         }
         asks.set(from, done);
         post({ type: 'ask', from });
+        // Asked at once, checked meanwhile: when no tab holds a session's lock, nobody will answer.
+        void locks?.query().then(({ held }) => {
+          if (asks.has(from) && !held?.some((lock) => lock.name?.startsWith(LOCK))) done(false);
+        });
       });
     },
     /** This tab signed in: a new session for the browser, and the waiting tabs sign in with it. */
