@@ -89,6 +89,15 @@ describe('after the callback', () => {
     expect(h.assign.mock.calls.length).toBe(navigations);
   });
 
+  it('with resource indicators the scope is left to the token for the API (RFC 8707 §2.2): the sign-in token need not carry it', async () => {
+    const config = { ...h.config, apis: { 'https://notes.example': { resource: 'https://notes.example', scope: 'notes.read' } } };
+    h.idp.grantedScope = () => h.config.scope;
+    const tab = await h.signIn({ config });
+    await tab.auth.signIn({ scope: 'notes.write', returnTo: '/notes' });
+    const back = await h.completeCallback(h.idp.approve(h.lastNavigation()), config);
+    expect(back.state.status).toBe('signed-in');
+  });
+
   it('max_age: a fresh auth_time passes (checked by oauth4webapi)', async () => {
     h.idp.idTokenExtra = { auth_time: nowS() };
     expect((await approve(await stepUpFrom({ max_age: 60 }))).state.status).toBe('signed-in');

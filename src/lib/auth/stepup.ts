@@ -41,13 +41,16 @@ export function stepUpRequest(sessionScope: string, { scope, acr_values, max_age
 /**
  * What a step-up asked that the token response lacks: the `acr` when the provider names one outside
  * `acr_values`, or a scope token the granted `scope` leaves out (absent means as requested, RFC 6749 §5.1).
+ * With resource indicators the scopes are granted per resource (RFC 8707 §2.2), so a token without one
+ * need not carry them: the token for the API is asked for them, and a refusal there is
+ * `interaction_required`.
  */
-export function checkStepUp(stepUp: StepUp, response: oauth.TokenEndpointResponse): void {
+export function checkStepUp(stepUp: StepUp, response: oauth.TokenEndpointResponse, resources: string[] = []): void {
   const acr = oauth.getValidatedIdTokenClaims(response)?.acr;
   if (stepUp.acr_values && acr !== undefined && !stepUp.acr_values.split(' ').includes(acr as string)) {
     throw new AuthError('step_up_failed', { acr_values: stepUp.acr_values });
   }
-  const granted = response.scope?.split(' ');
+  const granted = resources.length ? undefined : response.scope?.split(' ');
   const missing = granted && stepUp.added?.split(' ').filter((token) => !granted.includes(token));
   if (missing?.length) throw new AuthError('step_up_failed', { scope: missing.join(' ') });
 }
@@ -77,7 +80,9 @@ export async function completeStepUp<C extends Claims>(
     (stepUp.max_age === undefined || (typeof stepUp.max_age === 'number' && maxAge(stepUp.max_age) !== undefined));
   if (!wellFormed) throw new AuthError('invalid_response');
   try {
-    return await completeSignIn<C>(server, callback, pending, now, signal, (response) => checkStepUp(stepUp, response));
+    return await completeSignIn<C>(server, callback, pending, now, signal, (response) =>
+      checkStepUp(stepUp, response, server.resources),
+    );
   } catch (err) {
     throw authTimeFailure(err, stepUp) ?? err;
   }
