@@ -2,7 +2,7 @@
 import '@testing-library/svelte/vitest';
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { authContext } from '../../src/lib/auth';
 import { createTestAuth, TEST_TOKEN } from '../../src/lib/auth/testing';
 import Notes from './Notes.svelte';
@@ -171,5 +171,56 @@ describe('Notes example', () => {
     await auth.signIn();
     expect((await screen.findByRole('button', { name: 'Shopping' })).getAttribute('aria-pressed')).toBe('false');
     expect(screen.queryByRole('article')).toBeNull();
+  });
+});
+
+describe('a write the sign-in does not allow (RFC 6750 §3.1)', () => {
+  const insufficientScope = (request: Request) =>
+    request.method === 'POST'
+      ? Promise.resolve(
+          new Response(null, {
+            status: 403,
+            headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="notes.write"' },
+          }),
+        )
+      : undefined;
+
+  it('names the missing permission; Grant access keeps the draft and asks for it, returning here', async () => {
+    sessionStorage.clear();
+    const { auth } = renderNotes(insufficientScope);
+    const signIn = vi.spyOn(auth, 'signIn');
+    await screen.findByRole('button', { name: 'Welcome' });
+    await fireEvent.input(screen.getByLabelText('Title'), { target: { value: 'Plan' } });
+    await fireEvent.input(screen.getByLabelText('Text'), { target: { value: 'Tea at four' } });
+    await fireEvent.click(screen.getByRole('button', { name: 'Add note' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('notes.write');
+    await fireEvent.click(within(alert).getByRole('button', { name: 'Grant access' }));
+    expect(signIn).toHaveBeenCalledExactlyOnceWith({ scope: 'notes.write', returnTo: '/notes' });
+    expect(JSON.parse(sessionStorage.getItem('notes:draft')!)).toEqual({ title: 'Plan', body: 'Tea at four' });
+    expect(JSON.stringify(sessionStorage)).not.toContain(TEST_TOKEN);
+  });
+
+  it('back with the permission, the draft is saved once, by itself, and leaves storage', async () => {
+    sessionStorage.setItem('notes:draft', JSON.stringify({ title: 'Plan', body: 'Tea at four' }));
+    const { api } = renderNotes();
+    await screen.findByRole('button', { name: 'Plan' });
+    const posts = api.requests.filter((r) => r.method === 'POST');
+    expect(posts).toHaveLength(1);
+    expect(sessionStorage.getItem('notes:draft')).toBeNull();
+    expect((screen.getByLabelText('Title') as HTMLInputElement).value).toBe('');
+  });
+
+  it('refused again after the grant: an error with the draft still in the form, and no redirect on its own', async () => {
+    sessionStorage.setItem('notes:draft', JSON.stringify({ title: 'Plan', body: 'Tea at four' }));
+    const { auth, api } = renderNotes(insufficientScope);
+    const signIn = vi.spyOn(auth, 'signIn');
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('notes.write');
+    await tick();
+    expect(api.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect(signIn).not.toHaveBeenCalled();
+    expect((screen.getByLabelText('Title') as HTMLInputElement).value).toBe('Plan');
+    expect(sessionStorage.getItem('notes:draft')).toBeNull();
   });
 });

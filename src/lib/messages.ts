@@ -42,6 +42,13 @@ export function describeError(code: AuthErrorCode, host = 'the identity service'
       action: 'Sign in again',
     },
     insufficient_scope: { title: 'Your sign-in does not include the permission this page needs.' },
+    interaction_required: { title: 'This API needs your consent at the identity service.' },
+    insufficient_user_authentication: { title: 'This needs a more recent or stronger sign-in.' },
+    step_up_failed: {
+      title: 'The identity service did not grant what was asked for.',
+      hint: 'Nothing was used. You can ask again, or contact support if it keeps failing.',
+      action: 'Sign in',
+    },
     http_error: { title: `The server answered with an error${status ? ` (HTTP ${status})` : ''}.` },
   };
   return messages[code] ?? { title: 'The request could not be completed.', hint: SUPPORT };

@@ -82,6 +82,38 @@ describe('Api', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
+  it('insufficient_scope with the scope the API sent: an alert naming it and Grant access, which asks for it in this tab', async () => {
+    const challenge = () =>
+      new Response(null, {
+        status: 403,
+        headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="api.write"' },
+      });
+    const { auth, requests } = apiAuth(challenge);
+    const signIn = vi.spyOn(auth, 'signIn');
+    renderView(Api, auth);
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('api.write');
+    await fireEvent.click(screen.getByRole('button', { name: 'Grant access' }));
+    expect(signIn).toHaveBeenCalledExactlyOnceWith({ scope: 'api.write', returnTo: '/api' });
+    // One call: nothing is repeated before the person is back.
+    expect(requests).toHaveLength(1);
+  });
+
+  it('insufficient_user_authentication (RFC 9470): Sign in again asks for a sign-in within max_age', async () => {
+    const challenge = () =>
+      new Response(null, {
+        status: 401,
+        headers: { 'www-authenticate': 'Bearer error="insufficient_user_authentication", max_age=300' },
+      });
+    const { auth } = apiAuth(challenge);
+    const signIn = vi.spyOn(auth, 'signIn');
+    renderView(Api, auth);
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('5 minutes');
+    await fireEvent.click(screen.getByRole('button', { name: 'Sign in again' }));
+    expect(signIn).toHaveBeenCalledExactlyOnceWith({ acr_values: undefined, max_age: 300, returnTo: '/api' });
+  });
+
   it('an HTTP error shows its status and the start of the response text, as text', async () => {
     const { auth } = apiAuth(() => new Response('<b>down for maintenance</b>', { status: 503 }));
     renderView(Api, auth);

@@ -69,6 +69,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     clientId: idp.clientId,
     apiOrigins: [idp.apiUrl],
     apiUrl: idp.apiUrl + '/api/greeting',
+    // The demo API is a resource server (RFC 8707): its notes need a token for it, with notes.read.
+    apis: { [idp.apiUrl]: { resource: idp.apiUrl, scope: 'notes.read' } },
     ...(typeof extraConfig === 'function' ? extraConfig(idp) : extraConfig),
   };
   app.setConfig(config);
