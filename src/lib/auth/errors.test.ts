@@ -1,5 +1,6 @@
 // The one place where failures become AuthErrors: known ones mapped with their cause kept, bugs thrown on.
 import { expect, it, vi } from 'vitest';
+import * as oauth from 'oauth4webapi';
 import { AuthError, bounded, publicError, toAuthError, toAuthErrorOrShow } from './errors';
 
 it('keeps an AuthError as it is', () => {
@@ -40,4 +41,25 @@ it('server text is only cut to length, never altered: cleaning it for display is
   const description = `<b>\u202e${'x'.repeat(300)}`;
   expect(bounded(description, 200)).toBe(description.slice(0, 200));
   expect(bounded('short', 200)).toBe('short');
+});
+
+/** The error oauth4webapi raises for a protected resource's challenge (RFC 6750 §3), e.g. at userinfo. */
+async function challengeFrom(status: number, header: string) {
+  const answer = async () => new Response(null, { status, headers: { 'www-authenticate': header } });
+  return oauth
+    .protectedResourceRequest('t', 'GET', new URL('https://auth.example/userinfo'), new Headers(), null, {
+      [oauth.customFetch]: answer,
+    })
+    .catch((err: unknown) => err);
+}
+
+it.each([
+  [401, 'Bearer error="invalid_token"', 'session_expired', 'invalid_token'],
+  [403, 'DPoP error="insufficient_scope", algs="ES256"', 'insufficient_scope', 'insufficient_scope'],
+  [400, 'Bearer error="invalid_request"', 'http_error', 'invalid_request'],
+  [401, 'Basic realm="x"', 'http_error', 'unauthorized'],
+])('a %i challenge %s at userinfo is %s', async (status, header, code, oauthError) => {
+  const err = await challengeFrom(status, header);
+  expect(err).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
+  expect(toAuthError(err)).toMatchObject({ code, oauthError, status, cause: err });
 });

@@ -231,6 +231,16 @@ describe('one instance', () => {
     await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
   });
 
+  it('createAuth completes a callback over the real browser port and the global fetch', async () => {
+    const url = await h.startSignIn();
+    setPageUrl(`${APP_URL}?${h.idp.approve(url)}`);
+    const auth = createAuth(authOptions(testConfig()));
+    await auth.start();
+    expect(auth.session.current.status).toBe('signed-in');
+    expect(h.idp.tokenRequests('authorization_code')).toHaveLength(1);
+    auth.destroy();
+  });
+
   it('createAuth with the real browser port needs no harness: it reads location and storage', async () => {
     const auth = createAuth(authOptions(testConfig()));
     await auth.start();

@@ -2,7 +2,7 @@
 // end it together. What the tests look at is what a person or an attacker can see: requests sent,
 // session states, what each tab holds, and what is stored.
 import { decodeProtectedHeader } from 'jose';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { useAuthHarness, type Tab } from '../../testing/auth-harness';
 import type { AppConfig } from '../../config';
 import {
@@ -18,6 +18,7 @@ import {
   json,
   setPageUrl,
 } from '../../testing/fake-idp';
+import { AuthError } from './errors';
 import { ASK_MS, parseMessage } from './tabs';
 
 const h = useAuthHarness({ revocationUrl: REVOCATION_URL });
@@ -199,6 +200,20 @@ describe('a token per API in a follower tab', () => {
   const NOTES = { resource: 'https://notes.example/', scope: 'notes.read' };
   const config = () => ({ ...h.config, apis: { [API_ORIGIN]: NOTES } }) as AppConfig;
 
+  it('refused by the provider for lack of consent: the follower gets interaction_required with the scope', async () => {
+    h.idp.refreshTokens = true;
+    await h.signIn({ config: config() });
+    setPageUrl(APP_URL);
+    const follower = h.newTab(config());
+    await follower.auth.start();
+    h.idp.token = (request, standard) =>
+      request.form.get('resource') ? json({ error: 'invalid_scope' }, 400) : standard(request);
+    await expect(follower.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'interaction_required', scope: 'notes.read' });
+    h.idp.token = (request, standard) =>
+      request.form.get('resource') ? json({ error: 'invalid_request' }, 400) : standard(request);
+    await expect(follower.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'token_error' });
+  });
+
   it('is granted by the lock holder, whose rotated refresh token every tab then uses', async () => {
     vi.useFakeTimers();
     h.idp.refreshTokens = true;
@@ -217,6 +232,96 @@ describe('a token per API in a follower tab', () => {
     expect(renewals.length).toBeGreaterThanOrEqual(2);
     for (const tab of [leader, follower]) expect(tab.state.status).toBe('signed-in');
     expect((await leader.auth.fetch(API_URL)).status).toBe(200);
+  });
+});
+
+describe('when the lock holder is silent, gone or refused', () => {
+  /** The session id the tabs announced, for messages a test sends on their channel. */
+  const sessionId = () =>
+    (FakeBroadcastChannel.posted
+      .map(({ data }) => data as { type: string; session?: { id: string } })
+      .find((m) => m.type === 'session')?.session?.id ?? '') as string;
+
+  it('a follower waits a bounded time for a silent holder, then retries later instead of failing', async () => {
+    vi.useFakeTimers();
+    h.idp.refreshTokens = true;
+    h.idp.expiresIn = 600;
+    const leader = await h.signIn();
+    const follower = await openTab();
+    // The holder hears nothing more (frozen), and keeps its lock.
+    for (const channel of FakeBroadcastChannel.open) if (FakeBroadcastChannel.open.size > 1) channel.close();
+    h.idp.validAccessTokens.clear();
+    const call = follower.auth.fetch(API_URL).catch((err: unknown) => err);
+    await vi.advanceTimersByTimeAsync(h.config.timeoutMs);
+    expect(await call).toMatchObject({ code: 'session_expired' });
+    expect(h.idp.tokenRequests('refresh_token')).toHaveLength(0);
+    expect(leader.state.status).toBe('signed-in');
+  });
+
+  it('a holder whose renewal the provider refuses ends the session of a follower waiting on it', async () => {
+    h.idp.refreshTokens = true;
+    await h.signIn();
+    const follower = await openTab();
+    h.idp.token = () => json({ error: 'invalid_grant' }, 400);
+    h.idp.validAccessTokens.clear();
+    await expect(follower.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'session_expired' });
+    await settle();
+    expect(follower.state.status).toBe('expired');
+  });
+
+  it('a follower closed while it waits lets go: its request is aborted, nothing is left pending', async () => {
+    h.idp.refreshTokens = true;
+    await h.signIn();
+    const follower = await openTab();
+    const hanging = deferred<Response>();
+    h.idp.token = () => hanging.promise;
+    h.idp.validAccessTokens.clear();
+    const call = follower.auth.fetch(API_URL).catch((err: unknown) => err);
+    await vi.waitFor(() => expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1));
+    await h.close(follower);
+    expect(await call).toBeInstanceOf(AuthError);
+  });
+
+  it('a renewal asked for after the holder renewed gets the newer tokens again, with no request', async () => {
+    vi.useFakeTimers();
+    h.idp.refreshTokens = true;
+    h.idp.expiresIn = 60;
+    await h.signIn();
+    await vi.advanceTimersByTimeAsync(60_000);
+    const refreshes = h.idp.tokenRequests('refresh_token').length;
+    const renewed = FakeBroadcastChannel.posted.length;
+    new FakeBroadcastChannel('auth').postMessage({ type: 'renew', id: sessionId(), expiresAt: 0 });
+    await settle();
+    const answers = FakeBroadcastChannel.posted
+      .slice(renewed)
+      .filter(({ data }) => (data as { type: string }).type === 'renewed');
+    expect(answers).toHaveLength(1);
+    expect(h.idp.tokenRequests('refresh_token')).toHaveLength(refreshes);
+  });
+});
+
+describe('browsers without Web Locks or BroadcastChannel', () => {
+  it('without Web Locks, each tab renews for itself', async () => {
+    vi.useFakeTimers();
+    h.idp.refreshTokens = true;
+    h.idp.expiresIn = 60;
+    const port = h.port;
+    onTestFinished(() => void (h.port = port));
+    h.port = () => ({ ...port(), locks: undefined });
+    const tab = await h.signIn();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(h.idp.tokenRequests('refresh_token').length).toBeGreaterThanOrEqual(1);
+    expect(tab.state.status).toBe('signed-in');
+  });
+
+  it('without BroadcastChannel, a new tab restores as before: one prompt=none round trip', async () => {
+    await h.signIn();
+    const port = h.port;
+    onTestFinished(() => void (h.port = port));
+    h.port = () => ({ ...port(), channel: undefined });
+    const tab = await openTab();
+    expect(tab.state.status).toBe('redirecting');
+    expect(new URL(h.lastNavigation()).searchParams.get('prompt')).toBe('none');
   });
 });
 
