@@ -41,6 +41,8 @@ const options: AuthOptions = {
   redirectUri: 'https://app.example.com/callback',
   scope: 'openid profile',
   apiOrigins: ['https://api.example.com'],
+  // A token of its own for the orders API (RFC 8707): its origin is allow-listed with it.
+  apis: { 'https://orders.example.com': { resource: 'https://orders.example.com', scope: 'orders.read' } },
   timeoutMs: 10_000,
   maxResponseBytes: 1_000_000,
 };
@@ -136,6 +138,10 @@ try {
   if (err instanceof AuthError) {
     const details: AuthErrorDetails = err;
     void details;
+    // An API's challenge carries what to ask for: a step-up with exactly that (RFC 6750 §3.1, RFC 9470).
+    const { scope, acr_values, max_age }: { scope?: string; acr_values?: string; max_age?: number } = err;
+    if (err.code === 'insufficient_scope') await test.signIn({ scope, returnTo: '/orders' });
+    if (err.code === 'insufficient_user_authentication') await test.signIn({ acr_values, max_age });
   }
 }
 const codes: Record<AuthErrorCode, true> = {
@@ -151,6 +157,9 @@ const codes: Record<AuthErrorCode, true> = {
   timeout: true,
   session_expired: true,
   insufficient_scope: true,
+  insufficient_user_authentication: true,
+  step_up_failed: true,
+  interaction_required: true,
   forbidden_origin: true,
   unauthenticated: true,
   http_error: true,
