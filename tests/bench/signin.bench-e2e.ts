@@ -66,6 +66,7 @@ interface Run {
   /** Requests the new tab sent to the identity service (authorize, token, userinfo). */
   newTabIdpRequests?: number;
   newTabWaterfall?: { rows: WaterfallRow[]; zero: number };
+  restoreWaterfall?: { rows: WaterfallRow[]; zero: number };
   waterfall: WaterfallRow[];
   /** Epoch ms of the callback navigation start, the waterfall's zero. */
   zero: number;
@@ -173,6 +174,7 @@ async function signInOnce(
     // Restore: the app has tokens in memory only, so a lone tab's reload costs one prompt=none round trip.
     const since = reports.count();
     const authorizeBefore = waterfall.rows().filter(isAuthorize).length;
+    const rowsBefore = waterfall.rows().length;
     await page.reload({ waitUntil: 'commit' });
     const reloaded = await reports.next('document', (r) => !r.callback, since, WAIT_MS);
     const restored = await reports.next('document', (r) => r.callback, since, WAIT_MS);
@@ -184,6 +186,7 @@ async function signInOnce(
       newTab: shown.timeOrigin + shown.at - opened.timeOrigin,
       newTabIdpRequests: idpRequests,
       newTabWaterfall,
+      restoreWaterfall: { rows: waterfall.rows().slice(rowsBefore), zero: reloaded.timeOrigin },
     };
   } finally {
     await context.close();
@@ -198,6 +201,7 @@ function singleReport(runs: Run[]): string {
   const figure = (pick: (r: Run) => number) => summary(runs.map(pick));
   const middle = runs.find((r) => r.painted === median(runs.map((x) => x.painted)))!;
   const newTabMiddle = runs.find((r) => r.newTab === median(runs.map((x) => x.newTab!)))!;
+  const restoreMiddle = runs.find((r) => r.restore === median(runs.map((x) => x.restore!)))!;
   return [
     `  callback navigation start → claims painted   ${figure((r) => r.painted)}`,
     `  callback request start → claims painted      ${figure(callbackToClaims)}`,
@@ -218,6 +222,9 @@ function singleReport(runs: Run[]): string {
     '',
     'Waterfall of the median new-tab run (ms from its navigation start):',
     formatWaterfall(newTabMiddle.newTabWaterfall!.rows, newTabMiddle.newTabWaterfall!.zero),
+    '',
+    "Waterfall of the median restore run (ms from the reload's navigation start):",
+    formatWaterfall(restoreMiddle.restoreWaterfall!.rows, restoreMiddle.restoreWaterfall!.zero),
   ].join('\n');
 }
 
