@@ -3,7 +3,7 @@ import '@testing-library/svelte/vitest';
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { describe, expect, it, vi } from 'vitest';
-import { authContext } from '../../src/lib/auth';
+import { AuthError, authContext } from '../../src/lib/auth';
 import { createTestAuth, TEST_TOKEN } from '../../src/lib/auth/testing';
 import Notes from './Notes.svelte';
 
@@ -197,12 +197,12 @@ describe('a write the sign-in does not allow (RFC 6750 §3.1)', () => {
     expect(alert.textContent).toContain('notes.write');
     await fireEvent.click(within(alert).getByRole('button', { name: 'Grant access' }));
     expect(signIn).toHaveBeenCalledExactlyOnceWith({ scope: 'notes.write', returnTo: '/notes' });
-    expect(JSON.parse(sessionStorage.getItem('notes:draft')!)).toEqual({ title: 'Plan', body: 'Tea at four' });
+    expect(JSON.parse(sessionStorage.getItem('notes:draft')!)).toEqual({ sub: 'alice', title: 'Plan', body: 'Tea at four' });
     expect(JSON.stringify(sessionStorage)).not.toContain(TEST_TOKEN);
   });
 
   it('back with the permission, the draft is saved once, by itself, and leaves storage', async () => {
-    sessionStorage.setItem('notes:draft', JSON.stringify({ title: 'Plan', body: 'Tea at four' }));
+    sessionStorage.setItem('notes:draft', JSON.stringify({ sub: 'alice', title: 'Plan', body: 'Tea at four' }));
     const { api } = renderNotes();
     await screen.findByRole('button', { name: 'Plan' });
     const posts = api.requests.filter((r) => r.method === 'POST');
@@ -212,7 +212,7 @@ describe('a write the sign-in does not allow (RFC 6750 §3.1)', () => {
   });
 
   it('refused again after the grant: an error with the draft still in the form, and no redirect on its own', async () => {
-    sessionStorage.setItem('notes:draft', JSON.stringify({ title: 'Plan', body: 'Tea at four' }));
+    sessionStorage.setItem('notes:draft', JSON.stringify({ sub: 'alice', title: 'Plan', body: 'Tea at four' }));
     const { auth, api } = renderNotes(insufficientScope);
     const signIn = vi.spyOn(auth, 'signIn');
     const alert = await screen.findByRole('alert');
@@ -222,5 +222,43 @@ describe('a write the sign-in does not allow (RFC 6750 §3.1)', () => {
     expect(signIn).not.toHaveBeenCalled();
     expect((screen.getByLabelText('Title') as HTMLInputElement).value).toBe('Plan');
     expect(sessionStorage.getItem('notes:draft')).toBeNull();
+  });
+
+  it("another person's draft (an account switch at the identity service) is dropped, never saved", async () => {
+    sessionStorage.setItem('notes:draft', JSON.stringify({ sub: 'bob', title: 'Plan', body: 'Tea at four' }));
+    const { api } = renderNotes();
+    await screen.findByRole('button', { name: 'Welcome' });
+    await tick();
+    expect(api.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+    expect(sessionStorage.getItem('notes:draft')).toBeNull();
+    expect((screen.getByLabelText('Title') as HTMLInputElement).value).toBe('');
+  });
+
+  it('a draft that is not one (hand-edited storage) is dropped, never saved', async () => {
+    sessionStorage.setItem('notes:draft', '{"sub":"alice","title":1}');
+    const { api } = renderNotes();
+    await screen.findByRole('button', { name: 'Welcome' });
+    await tick();
+    expect(api.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+    expect(sessionStorage.getItem('notes:draft')).toBeNull();
+  });
+});
+
+describe('a write whose per-API token needs consent first', () => {
+  it('interaction_required: names the scope and Grant access asks for it, keeping the draft', async () => {
+    sessionStorage.clear();
+    const { auth, api } = renderNotes((request) =>
+      request.method === 'POST' ? Promise.reject(new AuthError('interaction_required', { scope: 'notes.write' })) : undefined,
+    );
+    const signIn = vi.spyOn(auth, 'signIn');
+    await screen.findByRole('button', { name: 'Welcome' });
+    await addNote('Plan', 'Tea at four');
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('notes.write');
+    expect(signIn).not.toHaveBeenCalled();
+    await fireEvent.click(within(alert).getByRole('button', { name: 'Grant access' }));
+    expect(signIn).toHaveBeenCalledExactlyOnceWith({ scope: 'notes.write', returnTo: '/notes' });
+    expect(JSON.parse(sessionStorage.getItem('notes:draft')!)).toEqual({ sub: 'alice', title: 'Plan', body: 'Tea at four' });
+    expect(api.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
   });
 });
