@@ -1,6 +1,7 @@
 // #/api: calls the configured apiUrl through auth and shows the JSON answer in data-testid="api-result".
 import '@testing-library/svelte/vitest';
 import { fireEvent, screen } from '@testing-library/svelte';
+import { tick } from 'svelte';
 import { describe, expect, it, vi } from 'vitest';
 import { AuthError } from '../lib/auth';
 import { createTestAuth, TEST_TOKEN } from '../lib/auth/testing';
@@ -97,6 +98,52 @@ describe('Api', () => {
     expect(signIn).toHaveBeenCalledExactlyOnceWith({ scope: 'api.write', returnTo: '/api' });
     // One call: nothing is repeated before the person is back.
     expect(requests).toHaveLength(1);
+  });
+
+  it('back from Grant access and refused again: the alert again, one call, and never a redirect on its own', async () => {
+    const challenge = () =>
+      new Response(null, {
+        status: 403,
+        headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="api.write"' },
+      });
+    const { auth, requests } = apiAuth(challenge);
+    const signIn = vi.spyOn(auth, 'signIn');
+    // The page as it loads after the step-up's callback: it calls the API by itself, once.
+    renderView(Api, auth);
+    expect((await screen.findByRole('alert')).textContent).toContain('api.write');
+    screen.getByRole('button', { name: 'Grant access' });
+    await tick();
+    expect(requests).toHaveLength(1);
+    expect(signIn).not.toHaveBeenCalled();
+    expect(screen.queryByTestId('api-result')).toBeNull();
+  });
+
+  it('interaction_required (a per-API token needs consent): Grant access asks for its scope', async () => {
+    const { auth } = apiAuth(() => {
+      throw new AuthError('interaction_required', { scope: 'orders.read' });
+    });
+    const signIn = vi.spyOn(auth, 'signIn');
+    renderView(Api, auth);
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('orders.read');
+    await fireEvent.click(screen.getByRole('button', { name: 'Grant access' }));
+    expect(signIn).toHaveBeenCalledExactlyOnceWith({ scope: 'orders.read', returnTo: '/api' });
+  });
+
+  it('a long scope from the API is shown as text, cut to a bounded length', async () => {
+    const scope = Array.from({ length: 60 }, (_, i) => `scope${i}`).join(' ');
+    const { auth } = apiAuth(
+      () =>
+        new Response(null, {
+          status: 403,
+          headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+        }),
+    );
+    renderView(Api, auth);
+    const shown = (await screen.findByRole('alert')).querySelector('[data-scope]')!;
+    expect(shown.textContent!.length).toBeLessThanOrEqual(200);
+    expect(shown.textContent).toMatch(/^scope0 scope1 .*…$/);
+    expect(shown.children).toHaveLength(0);
   });
 
   it('insufficient_user_authentication (RFC 9470): Sign in again asks for a sign-in within max_age', async () => {

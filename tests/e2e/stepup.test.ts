@@ -2,11 +2,18 @@
 // API, step-up on its insufficient_scope challenge with the draft kept across the redirect, a second
 // refusal that never redirects on its own, and RFC 9470's max_age step-up with auth_time checked.
 import { describe, expect, it } from 'vitest';
-import { authorizeRequests, consent, formOf, login, tokenRequests, tokenResponses } from '../support/flows';
+import { authorizeRequests, callbacks, consent, formOf, login, tokenRequests, tokenResponses } from '../support/flows';
 import { getWith } from '../support/node-client';
-import { ALICE, readClaims, signIn, useEnv } from './helpers';
+import { ALICE, readClaims, routeOf, signIn, useEnv } from './helpers';
 
 const scopesOf = (url: string) => (new URL(url).searchParams.get('scope') ?? '').split(' ');
+
+/** Headers of an RFC 6750 insufficient_scope answer the app at `appUrl` may read across origins. */
+const challenge = (appUrl: string, scope: string) => ({
+  'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+  'access-control-allow-origin': new URL(appUrl).origin,
+  'access-control-expose-headers': 'WWW-Authenticate',
+});
 
 describe('a token per API, and step-up on its challenge', () => {
   const env = useEnv();
@@ -58,10 +65,91 @@ describe('a token per API, and step-up on its challenge', () => {
     const token = saved[0].headers.authorization?.replace(/^Bearer /, '');
     const issued = tokenResponses(log).find((t) => t.access_token === token)!;
     expect(String(issued.scope).split(' ')).toContain('notes.write');
+    // A per-API token (a refresh_token grant naming the API as resource), never a sign-in token.
+    const exchange = (grantType: string) =>
+      tokenRequests(log, grantType)
+        .filter((e) => e.status === 200 && e.body)
+        .map((e) => [formOf(e), JSON.parse(e.body!)]);
+    const [grant] = exchange('refresh_token').find(([, body]) => body.access_token === token)!;
+    expect(grant.resource).toBe(idp.apiUrl);
+    expect(grant.scope.split(' ')).toContain('notes.write');
+    for (const [, body] of exchange('authorization_code')) expect(body.access_token).not.toBe(token);
     // Only what the view keeps for its draft, gone once saved; never a token.
     const stored = await page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }));
     expect(stored).not.toContain('Kept across the redirect');
     for (const t of tokenResponses(log)) expect(stored).not.toContain(String(t.access_token));
+  });
+
+  it('refused again after consent: Add note shows the alert again, saved once, and no redirect on its own', async () => {
+    const session = await env.open();
+    const { page, log, context } = session;
+    const { app, idp } = env.stack;
+    // This API wants notes.write for a POST whatever the token holds.
+    await context.route(idp.apiUrl + '/api/notes', (route) =>
+      route.request().method() === 'POST'
+        ? route.fulfill({ status: 403, headers: challenge(app.url, 'notes.write') })
+        : route.continue(),
+    );
+    await signIn(session, app.url, '#/signin?returnTo=/notes');
+    await page.getByRole('button', { name: 'Welcome' }).waitFor();
+    await page.getByLabel('Title').fill('Refused twice');
+    await page.getByRole('button', { name: 'Add note' }).click();
+    await page.getByRole('alert').filter({ hasText: 'notes.write' }).waitFor();
+    const authorizes = authorizeRequests(log).length;
+    const posts = log.matching(idp.apiUrl + '/api/notes', 'POST').length;
+    await page.getByRole('button', { name: 'Grant access' }).click();
+    await consent(page, 'Allow');
+    await page.waitForURL((url) => url.href.startsWith(app.url + '#/notes'));
+    // Back with notes.write granted, the draft is sent once, refused, and the page says so and stays.
+    const alert = page.getByRole('alert').filter({ hasText: 'notes.write' });
+    await alert.waitFor();
+    await alert.getByRole('button', { name: 'Grant access' }).waitFor();
+    await log.settle();
+    const again = log.matching(idp.apiUrl + '/api/notes', 'POST').slice(posts);
+    expect(again).toHaveLength(1);
+    expect(again[0].status).toBe(403);
+    const token = again[0].headers.authorization?.replace(/^Bearer /, '');
+    expect(String(tokenResponses(log).find((t) => t.access_token === token)!.scope).split(' ')).toContain('notes.write');
+    expect(authorizeRequests(log)).toHaveLength(authorizes + 1);
+    expect(routeOf(page)).toBe('#/notes');
+    expect(await page.getByLabel('Title').inputValue()).toBe('Refused twice');
+  });
+
+  it('#/api: Grant access, consent, and the page repeats the call by itself and shows its result', async () => {
+    const session = await env.open();
+    const { page, log, context } = session;
+    const { app, idp } = env.stack;
+    // The first greeting is refused for notes.write; after that the demo API answers.
+    let refuse = true;
+    await context.route(idp.apiUrl + '/api/greeting', (route) => {
+      if (route.request().method() === 'OPTIONS' || !refuse) return route.continue();
+      refuse = false;
+      return route.fulfill({ status: 403, headers: challenge(app.url, 'notes.write') });
+    });
+    await signIn(session, app.url, '#/signin?returnTo=/api');
+    const alert = page.getByRole('alert').filter({ hasText: 'notes.write' });
+    await alert.waitFor();
+    const authorizes = authorizeRequests(log).length;
+    await alert.getByRole('button', { name: 'Grant access' }).click();
+    await consent(page, 'Allow');
+    const result = page.getByTestId('api-result');
+    await result.waitFor();
+    expect(routeOf(page)).toBe('#/api');
+    // One interactive authorization for the session's scopes plus notes.write, for the API as resource.
+    const stepUp = authorizeRequests(log).slice(authorizes);
+    expect(stepUp).toHaveLength(1);
+    const asked = new URL(stepUp[0].url).searchParams;
+    expect(asked.get('scope')!.split(' ')).toEqual(expect.arrayContaining(['openid', 'notes.read', 'notes.write']));
+    expect(asked.getAll('resource')).toEqual([idp.apiUrl]);
+    expect(asked.get('prompt')).not.toBe('none');
+    await log.settle();
+    const answered = log.matching(idp.apiUrl + '/api/greeting', 'GET').filter((e) => e.status === 200);
+    expect(answered).toHaveLength(1);
+    const token = answered[0].headers.authorization?.replace(/^Bearer /, '');
+    expect(String(tokenResponses(log).find((t) => t.access_token === token)!.scope).split(' ')).toContain('notes.write');
+    const shown = JSON.parse((await result.textContent()) ?? '{}') as { greeting: string; scope: string };
+    expect(shown.greeting).toBe(`Hello, ${ALICE.name}!`);
+    expect(shown.scope.split(' ')).toContain('notes.write');
   });
 });
 
@@ -89,10 +177,11 @@ describe('an API origin without an apis entry', () => {
     const alert = page.getByRole('alert');
     await alert.filter({ hasText: 'api.write' }).waitFor();
     const authorizes = authorizeRequests(log).length;
+    const calls = log.matching(idp.apiUrl + '/api/greeting', 'GET').length;
+    const returns = callbacks(log, app.url).length;
     await page.getByRole('button', { name: 'Grant access' }).click();
-    await page.getByRole('button', { name: 'Allow' }).or(page.getByRole('alert')).first().waitFor();
-    if (await page.getByRole('button', { name: 'Allow' }).isVisible()) await consent(page, 'Allow');
-    await page.waitForURL((url) => url.href.startsWith(app.url));
+    // The provider knows no api.write: it asks nothing more and answers without it.
+    await expect.poll(() => callbacks(log, app.url).length).toBe(returns + 1);
     // One interactive authorization for the session's scopes plus the missing one, no resource indicator.
     const stepUp = authorizeRequests(log).slice(authorizes);
     expect(stepUp).toHaveLength(1);
@@ -100,10 +189,12 @@ describe('an API origin without an apis entry', () => {
     expect(asked.get('scope')!.split(' ')).toEqual(expect.arrayContaining(['openid', 'api.write']));
     expect(asked.has('resource')).toBe(false);
     expect(asked.get('prompt')).not.toBe('none');
-    // The provider does not know api.write: the page says so and stays.
-    await alert.first().waitFor();
+    // The grant lacks api.write: the page says so (step_up_failed) and stays, with no call made on a
+    // token that falls short and no other authorization request.
+    await alert.filter({ hasText: 'did not grant what was asked for' }).waitFor();
     await log.settle();
     expect(authorizeRequests(log)).toHaveLength(authorizes + 1);
+    expect(log.matching(idp.apiUrl + '/api/greeting', 'GET')).toHaveLength(calls);
     expect(page.url().startsWith(app.url)).toBe(true);
   });
 });
