@@ -1,6 +1,6 @@
 // Shared set-up for the end-to-end files: one browser + app + provider per file, a fresh context
 // (with its request log, console and CSP recorders) per test.
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import {
   captureBodies,
@@ -93,6 +93,16 @@ export async function readClaims(page: Page): Promise<Record<string, string>> {
     claims[name] = ((await page.locator(`[data-claim="${name}"]`).textContent()) ?? '').trim();
   }
   return claims;
+}
+
+/**
+ * The signed-in tab has joined the browser's session (it holds the session's Web Lock): a tab opened
+ * before that, while the first is still exchanging its code, rightly restores a session of its own.
+ */
+export async function joined(page: Page) {
+  await expect
+    .poll(() => page.evaluate(async () => (await navigator.locks.query()).held?.some((l) => l.name?.startsWith('auth:session:'))))
+    .toBe(true);
 }
 
 /** The hash route of the page, e.g. '#/profile'. */

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { tokenResponses } from '../support/flows';
 import { getWith, refreshGrant } from '../support/node-client';
-import { readClaims, signIn, useEnv } from './helpers';
+import { joined, readClaims, signIn, useEnv } from './helpers';
 
 describe('sign-out from every state and every tab', () => {
   const env = useEnv({
@@ -19,6 +19,7 @@ describe('sign-out from every state and every tab', () => {
     const { app, idp } = env.stack;
     await signIn(first, app.url);
     await readClaims(first.page);
+    await joined(first.page);
     // Two more tabs of the same browser: they adopt the first tab's session, tokens and all.
     const tabs = [first.page, await context.newPage(), await context.newPage()];
     for (const tab of tabs.slice(1)) {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { pageState, type RequestLog } from '../support/browser';
 import { authorizeRequests, tokenRequests, tokenResponses } from '../support/flows';
 import { getWith, refreshGrant } from '../support/node-client';
-import { readClaims, signIn, useEnv, type Session } from './helpers';
+import { joined, readClaims, signIn, useEnv, type Session } from './helpers';
 
 const ACCESS_TOKEN_TTL_S = 6;
 
@@ -48,6 +48,7 @@ describe('tabs share one session', () => {
     const { app } = env.stack;
     await signIn(session, app.url, '#/signin?returnTo=/profile');
     const claims = await readClaims(page);
+    await joined(page);
     await expectNothingStored(context, log);
     const authorizes = authorizeRequests(log).length;
     const tokens = tokenRequests(log).length;
@@ -85,6 +86,7 @@ describe('tabs share one session', () => {
     const { app } = env.stack;
     await signIn(session, app.url, '#/signin?returnTo=/profile');
     await readClaims(page);
+    await joined(page);
     const tabs = [page, await openTab(session, app.url), await openTab(session, app.url)];
     for (const tab of tabs) await readClaims(tab);
     const from = Date.now();
@@ -111,6 +113,7 @@ describe('tabs share one session', () => {
     const leader = await context.newPage();
     await signIn({ ...session, page: leader }, app.url, '#/signin?returnTo=/profile');
     await readClaims(leader);
+    await joined(leader);
     const follower = await openTab(session, app.url);
     await readClaims(follower);
     // The first tab holds the lock: its renewal hangs before it reaches the provider, then the tab
@@ -137,6 +140,7 @@ describe('tabs share one session', () => {
     const { app, idp } = env.stack;
     await signIn(session, app.url, '#/signin?returnTo=/profile');
     await readClaims(page);
+    await joined(page);
     const tabs = [page, await openTab(session, app.url), await openTab(session, app.url)];
     for (const tab of tabs) await readClaims(tab);
     await log.settle();
@@ -171,6 +175,8 @@ describe('tabs share one DPoP-bound session', () => {
     const { page, log, context } = session;
     const { app } = env.stack;
     await signIn(session, app.url, '#/signin?returnTo=/api');
+    await page.getByTestId('api-result').waitFor();
+    await joined(page);
     const tabs = [page, await openTab(session, app.url, '#/api'), await openTab(session, app.url, '#/api')];
     for (const tab of tabs) {
       await tab.getByTestId('api-result').waitFor();
