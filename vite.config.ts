@@ -34,8 +34,8 @@ const securityHeadersPlugin: Plugin = {
  * instead of the sign-in path. Its flags modules are imported for their effect and stay as they are.
  */
 const svelteRuntime = /[\\/]node_modules[\\/]svelte[\\/]src[\\/](?!internal[\\/]flags[\\/])/;
-/** The session's modules that load after the first paint (src/lib/auth/tabs.ts and its grants). */
-const tabsModules = /[\\/]src[\\/]lib[\\/]auth[\\/](tabs|refresh|exchange)\.ts$/;
+/** The session's modules that load after the first paint (src/lib/auth/tabs.ts, its channel messages and grants). */
+const tabsModules = /[\\/]src[\\/]lib[\\/]auth[\\/](tabs|channel|refresh|exchange)\.ts$/;
 
 /**
  * Everything index.html loads statically (what a callback must download) as one chunk: split into

@@ -19,7 +19,7 @@ import {
   setPageUrl,
 } from '../../testing/fake-idp';
 import { AuthError } from './errors';
-import { ASK_MS, parseMessage } from './tabs';
+import { ASK_MS } from './tabs';
 
 const h = useAuthHarness({ revocationUrl: REVOCATION_URL });
 
@@ -346,41 +346,6 @@ describe('messages on the channel', () => {
     id: 'a'.repeat(43),
     tokens: { accessToken: 'at', refreshToken: 'rt', expiresAt: Date.now() + 60_000, subject: 'alice-sub' },
     user: { sub: 'alice-sub' },
-  });
-
-  it.each([
-    ['not an object', 'signed-in'],
-    ['an unknown type', { type: 'signed-in', tokens: session().tokens }],
-    ['a session without a token', { type: 'session', session: { ...session(), tokens: undefined } }],
-    [
-      'a session with a huge token',
-      { type: 'session', session: { ...session(), tokens: { ...session().tokens, accessToken: 'x'.repeat(20_000) } } },
-    ],
-    [
-      'a token with a line break',
-      { type: 'session', session: { ...session(), tokens: { ...session().tokens, accessToken: 'a\r\nb' } } },
-    ],
-    ['a session id that is no id', { type: 'session', session: { ...session(), id: '../x' } }],
-    ['claims of another subject', { type: 'session', session: { ...session(), user: { sub: 'mallory' } } }],
-    [
-      'poisoned claims',
-      { type: 'session', session: { ...session(), user: JSON.parse('{"sub":"alice-sub","__proto__":{"x":1}}') } },
-    ],
-    ['huge claims', { type: 'session', session: { ...session(), user: { sub: 'alice-sub', big: 'x'.repeat(70_000) } } }],
-    ['keys where DPoP is off', { type: 'session', session: { ...session(), keys: {} } }],
-    ['a renewal without an expiry', { type: 'renewed', id: 'a'.repeat(43), tokens: { accessToken: 'at' } }],
-  ])('refuses %s', (_name, data) => {
-    expect(parseMessage(data, false)).toBeUndefined();
-  });
-
-  it('refuses a session with an extractable key, or none, where DPoP is on', async () => {
-    const extractable = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
-    expect(parseMessage({ type: 'session', session: { ...session(), keys: extractable } }, true)).toBeUndefined();
-    expect(parseMessage({ type: 'session', session: session() }, true)).toBeUndefined();
-  });
-
-  it('takes a well-formed session', () => {
-    expect(parseMessage({ type: 'session', session: session() }, false)).toBeDefined();
   });
 
   it('hostile messages change nothing and draw no token out', async () => {
