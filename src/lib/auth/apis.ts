@@ -2,12 +2,17 @@
 // resource with the session's refresh token (§2.2), never the sign-in token, so a token taken from one
 // API is useless at another. Tokens are cached in memory per origin, for the session they came from.
 import * as oauth from 'oauth4webapi';
-import type { ApiOptions } from './auth';
 import { unionScope } from './challenge';
 import { AuthError, toAuthError } from './errors';
 import type { ResourceParams, TokenSet } from './protocol';
 import { exchange } from './exchange';
 import type { Renewal } from './renewal';
+
+/** An API of `apis`: the RFC 8707 resource indicator its tokens are for, and the scope they need. */
+export interface ApiOptions {
+  resource: string;
+  scope?: string;
+}
 
 export interface ApiTokenParts {
   renewal: Renewal;

@@ -2,6 +2,7 @@
 // does: the round trip to the identity service, silent restore, sign-out there, and the page's events.
 // Making one touches no browser global, so it is safe during server rendering; start() begins the work.
 import { DPoP, type Client } from 'oauth4webapi';
+import type { ApiOptions } from './apis';
 import { createCore } from './core';
 import { createKeys } from './dpop';
 import { toAuthErrorOrShow } from './errors';
@@ -50,12 +51,6 @@ export interface AuthOptions {
   maxResponseBytes?: number;
   /** Bind tokens to a key of this page (RFC 9449). */
   dpop?: boolean;
-}
-
-/** An API of `apis`: the RFC 8707 resource indicator its tokens are for, and the scope they need. */
-export interface ApiOptions {
-  resource: string;
-  scope?: string;
 }
 
 /** `scope`, `acr_values` and `max_age` make a step-up, checked after the callback (an AuthError's fields fit). */

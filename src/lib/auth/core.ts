@@ -3,7 +3,7 @@
 // conversion, and resources. What differs is only where requests go and how a session begins.
 import type { AuthFetchParts } from './fetch';
 import type { Network } from './http';
-import type { ApiOptions } from './auth';
+import type { ApiOptions } from './apis';
 import type { Claims, ResourceParams, Server, TokenSet } from './protocol';
 import { createRenewal } from './renewal';
 import { createResource, type ResourceOptions, type ResourceUrl } from './resource.svelte';

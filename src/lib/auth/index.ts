@@ -1,13 +1,6 @@
 // The public API of the auth module: everything a view needs, and no way to reach a token.
-export {
-  createAuth,
-  type ApiOptions,
-  type Auth,
-  type AuthOptions,
-  type SignInOptions,
-  type StartOptions,
-  type StartResult,
-} from './auth';
+export type { ApiOptions } from './apis';
+export { createAuth, type Auth, type AuthOptions, type SignInOptions, type StartOptions, type StartResult } from './auth';
 export { authContext, getAuth, setAuth } from './context';
 export { AuthError, type AuthErrorCode, type AuthErrorDetails } from './errors';
 export type { StandardClaims } from './protocol';

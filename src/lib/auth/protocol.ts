@@ -4,7 +4,6 @@
 import * as oauth from 'oauth4webapi';
 import { AuthError } from './errors';
 import { requestOptions, type Network } from './http';
-import type { PendingSignIn } from './storage';
 
 /** Everything a protocol step needs to know about the identity service and this client. */
 export interface Server {
@@ -31,6 +30,21 @@ export interface StepUp {
   acr_values?: string;
   /** Seconds. */
   max_age?: number;
+}
+
+/** A sign-in on its way: what the callback is checked and exchanged against, kept single-use per tab (storage.ts). */
+export interface PendingSignIn {
+  state: string;
+  codeVerifier: string;
+  /** Present when `openid` was requested (OIDC Core §3.1.2.1). */
+  nonce?: string;
+  /** The app's own string, handed back by start() after the callback. */
+  returnTo: string;
+  /** True for a silent `prompt=none` attempt, whose refusal means "signed out", not an error. */
+  silent: boolean;
+  createdAt: number;
+  /** Present for a step-up: what it asked, checked after the callback. */
+  stepUp?: StepUp;
 }
 
 /** The RFC 8707 §2.2 parameters of a token request for one API; `scope` is left out rather than empty. */

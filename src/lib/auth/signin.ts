@@ -9,11 +9,12 @@ import {
   exchangeCode,
   fetchUserInfo,
   type Claims,
+  type PendingSignIn,
   type Server,
   type StepUp,
   type TokenSet,
 } from './protocol';
-import { savePending, takePending, type PendingSignIn } from './storage';
+import { savePending, takePending } from './storage';
 
 /** The authorization response taken from the URL. */
 export interface CallbackResponse {

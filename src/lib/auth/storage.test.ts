@@ -13,8 +13,8 @@ import {
   takePending,
   takeSignOut,
   writeHint,
-  type PendingSignIn,
 } from './storage';
+import type { PendingSignIn } from './protocol';
 
 const T0 = 1_700_000_000_000;
 const tx = (state: string, createdAt = T0): PendingSignIn => ({

@@ -1,21 +1,7 @@
 // Every storage key of the auth module, and nothing secret in any of them. Per tab: the pending sign-in
 // (RFC 7636 verifier, state, nonce), single-use and short-lived (RFC 9700 §4.7, RFC 10017 §6.1), the
 // pending sign-out's `state`, and when the last silent restore began. Per browser: one non-secret hint.
-import type { StepUp } from './protocol';
-
-export interface PendingSignIn {
-  state: string;
-  codeVerifier: string;
-  /** Present when `openid` was requested (OIDC Core §3.1.2.1). */
-  nonce?: string;
-  /** The app's own string, handed back by start() after the callback. */
-  returnTo: string;
-  /** True for a silent `prompt=none` attempt, whose refusal means "signed out", not an error. */
-  silent: boolean;
-  createdAt: number;
-  /** Present for a step-up: what it asked, checked after the callback. */
-  stepUp?: StepUp;
-}
+import type { PendingSignIn } from './protocol';
 
 /** The two stores, as the browser port has them. */
 export interface Stores {
