@@ -2,6 +2,7 @@
 import '@testing-library/svelte/vitest';
 import { screen } from '@testing-library/svelte';
 import { beforeEach, expect, it, vi } from 'vitest';
+import { savePending } from './lib/auth/storage';
 import { APP_URL, json, setPageUrl } from './testing/fake-idp';
 
 const CONFIG = { accountUrl: 'http://localhost:9010', authUrl: 'http://127.0.0.1:9011', clientId: 'demo-spa' };
@@ -31,6 +32,27 @@ it('with a good config.json: preconnects to userinfo, starts signed out, and sho
   expect(document.head.querySelector('link[rel="preconnect"]')?.getAttribute('href')).toBe(CONFIG.authUrl);
   // Signed out with no session to restore: nothing was sent but the config request.
   expect(fetch).toHaveBeenCalledTimes(1);
+});
+
+it('on a callback: the code exchange leaves before the UI mounts and before the preconnect link is added', async () => {
+  savePending(
+    { perTab: sessionStorage, perBrowser: localStorage },
+    { state: 'st', codeVerifier: 'v'.repeat(43), nonce: 'n', returnTo: '/', silent: false, createdAt: Date.now() },
+  );
+  setPageUrl(`${APP_URL}?code=c0de&state=st&iss=${encodeURIComponent(CONFIG.accountUrl)}`);
+  let seen: { preconnect: boolean; mounted: boolean } | undefined;
+  const fetch = vi.fn<(input: RequestInfo | URL) => Promise<Response>>(async (input) => {
+    if (String(input instanceof Request ? input.url : input).endsWith('/connect/token')) {
+      seen = { preconnect: !!document.querySelector('link[rel="preconnect"]'), mounted: !!document.querySelector('main') };
+      return new Promise<Response>(() => {});
+    }
+    return json(CONFIG);
+  });
+  vi.stubGlobal('fetch', fetch);
+  await import('./main');
+  await vi.waitFor(() => expect(document.querySelector('link[rel="preconnect"]')).not.toBeNull());
+  expect(seen).toEqual({ preconnect: false, mounted: false });
+  expect(await screen.findByRole('main')).toBeTruthy();
 });
 
 it('with a config.json that lacks a setting: the configuration error page names it, and no app starts', async () => {
