@@ -83,13 +83,15 @@ describe('Api', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
+  /** The API's answer when the token lacks api.write (RFC 6750 §3.1). */
+  const asksForApiWrite = () =>
+    new Response(null, {
+      status: 403,
+      headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="api.write"' },
+    });
+
   it('insufficient_scope with the scope the API sent: an alert naming it and Grant access, which asks for it in this tab', async () => {
-    const challenge = () =>
-      new Response(null, {
-        status: 403,
-        headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="api.write"' },
-      });
-    const { auth, requests } = apiAuth(challenge);
+    const { auth, requests } = apiAuth(asksForApiWrite);
     const signIn = vi.spyOn(auth, 'signIn');
     renderView(Api, auth);
     const alert = await screen.findByRole('alert');
@@ -101,12 +103,7 @@ describe('Api', () => {
   });
 
   it('back from Grant access and refused again: the alert again, one call, and never a redirect on its own', async () => {
-    const challenge = () =>
-      new Response(null, {
-        status: 403,
-        headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="api.write"' },
-      });
-    const { auth, requests } = apiAuth(challenge);
+    const { auth, requests } = apiAuth(asksForApiWrite);
     const signIn = vi.spyOn(auth, 'signIn');
     // The page as it loads after the step-up's callback: it calls the API by itself, once.
     renderView(Api, auth);

@@ -4,9 +4,8 @@
 import * as oauth from 'oauth4webapi';
 import { AuthError } from './errors';
 import { maxAge, tokenList, unionScope } from './challenge';
-import type { Claims, Server, StepUp, TokenSet } from './protocol';
+import type { Claims, PendingSignIn, Server, StepUp, TokenSet } from './protocol';
 import { completeSignIn, type CallbackResponse } from './signin';
-import type { PendingSignIn } from './protocol';
 
 /** What `signIn()` may ask beyond a plain sign-in; the names are the authorization parameters' (OIDC Core §3.1.2.1). */
 export interface StepUpOptions {

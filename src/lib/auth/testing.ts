@@ -74,16 +74,15 @@ export function createTestAuth<C extends Claims = StandardClaims>({
   });
   const signIn = async () => core.signedIn({ accessToken: TEST_TOKEN, expiresAt: Date.now() + HOUR_MS }, profile);
   if (start === 'signed-in') void signIn();
-  // A step-up signs in at once too; its options are checked as production checks them (a bad one is a TypeError).
-  const stepUp = async (options: SignInOptions = {}) => {
-    stepUpRequest('openid', options);
-    return signIn();
-  };
 
   return {
     session: core.state.session,
     start: async () => ({}),
-    signIn: stepUp,
+    // A step-up signs in at once too; its options are checked as production checks them (a bad one is a TypeError).
+    signIn: async (options: SignInOptions = {}) => {
+      stepUpRequest('openid', options);
+      return signIn();
+    },
     signOut: () => void core.signOut(),
     fetch: core.fetch,
     resource: core.resource,
