@@ -2,7 +2,7 @@
 // resource with the session's refresh token (§2.2), never the sign-in token, so a token taken from one
 // API is useless at another. Tokens are cached in memory per origin, for the session they came from.
 import * as oauth from 'oauth4webapi';
-import { unionScope } from './challenge';
+import { unionScope } from './scope';
 import { AuthError, toAuthError } from './errors';
 import type { ResourceParams, TokenSet } from './protocol';
 import { exchange } from './exchange';

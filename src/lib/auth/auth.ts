@@ -10,7 +10,7 @@ import type { Network } from './http';
 import { browserPort, type BrowserPort } from './port';
 import type { Claims, Server, StandardClaims } from './protocol';
 import type { Resource, ResourceOptions, ResourceUrl } from './resource.svelte';
-import type { StepUpOptions } from './stepup';
+import { stepUpRequest, type StepUpOptions } from './scope';
 import type { ReactiveStore, SessionState } from './session';
 import { beginSignIn, checkShape, completeSignIn, pendingFor, takeCallbackResponse, type CallbackResponse } from './signin';
 import type { Tabs } from './tabs';
@@ -169,7 +169,7 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     try {
       // The page's listeners are on before it leaves: Back may bring it back from the back/forward cache.
       await shared();
-      const stepUp = Object.keys(ask).length ? (await stepUpModule()).stepUpRequest(server.scope, ask) : undefined;
+      const stepUp = Object.keys(ask).length ? stepUpRequest(server.scope, ask) : undefined;
       await beginSignIn(server, browser(), { returnTo, prompt, stepUp });
     } catch (err) {
       state.failed(

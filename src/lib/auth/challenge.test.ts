@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { useAuthHarness } from '../../testing/auth-harness';
 import { API_URL, challengeHeader } from '../../testing/fake-idp';
-import { MAX_AGE_LIMIT_S, MAX_CHALLENGE_CHARS, maxAge, pickChallenge, tokenList, unionScope } from './challenge';
+import { MAX_CHALLENGE_CHARS, pickChallenge } from './challenge';
+import { MAX_AGE_LIMIT_S, maxAge, tokenList, unionScope } from './scope';
 import { AuthError } from './errors';
 
 const h = useAuthHarness();

@@ -3,34 +3,13 @@
 // it and hands it to signIn(). Loaded with auth.fetch, never on the sign-in path.
 import type * as oauth from 'oauth4webapi';
 import { AuthError, bounded, type AuthErrorCode, type AuthErrorDetails } from './errors';
+import { maxAge, tokenList } from './scope';
 
-/** A scope (or acr_values) list longer than this is no real server's: it is dropped, not cut. */
-const MAX_LIST_CHARS = 512;
-/** A `max_age` above a year asks for nothing a session does not already meet: dropped as nonsense. */
-export const MAX_AGE_LIMIT_S = 366 * 24 * 60 * 60;
 /**
  * Parsing cost grows with the header (oauth4webapi re-matches what remains after each parameter), and no
  * real challenge comes near this.
  */
 export const MAX_CHALLENGE_CHARS = 4096;
-
-const NQCHAR_LIST = /^[\x21\x23-\x5b\x5d-\x7e]+(?: [\x21\x23-\x5b\x5d-\x7e]+)*$/;
-
-/** `value` when it is space-separated tokens of NQCHAR (RFC 6749 §3.3) within 512 characters, else undefined. */
-export const tokenList = (value: unknown): string | undefined =>
-  typeof value === 'string' && value.length <= MAX_LIST_CHARS && NQCHAR_LIST.test(value) ? value : undefined;
-
-/** `max_age` (RFC 9470 §3, OIDC Core §3.1.2.1): a whole number of seconds from 0 to a year, else undefined. */
-export function maxAge(value: unknown): number | undefined {
-  const seconds = typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
-  return Number.isInteger(seconds) && (seconds as number) >= 0 && (seconds as number) <= MAX_AGE_LIMIT_S
-    ? (seconds as number)
-    : undefined;
-}
-
-/** Each scope token of the lists once, in order of appearance. */
-export const unionScope = (...lists: (string | undefined)[]): string =>
-  [...new Set(lists.join(' ').split(' '))].filter(Boolean).join(' ');
 
 /**
  * The challenge for this client's token among those of one header: the first Bearer or DPoP challenge

@@ -1,7 +1,7 @@
 // The one place where failures become AuthErrors: known ones mapped with their cause kept, bugs thrown on.
-import { expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
-import { AuthError, bounded, publicError, toAuthError, toAuthErrorOrShow } from './errors';
+import { AuthError, bounded, publicError, stepUpFor, toAuthError, toAuthErrorOrShow } from './errors';
 
 it('keeps an AuthError as it is', () => {
   const err = new AuthError('timeout', { host: 'h' });
@@ -62,4 +62,30 @@ it.each([
   const err = await challengeFrom(status, header);
   expect(err).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
   expect(toAuthError(err)).toMatchObject({ code, oauthError, status, cause: err });
+});
+
+describe('stepUpFor', () => {
+  it('asks for the scope a resource named', () => {
+    expect(stepUpFor(new AuthError('insufficient_scope', { scope: 'notes.write' }))).toEqual({ scope: 'notes.write' });
+    expect(stepUpFor(new AuthError('interaction_required', { scope: 'notes.read' }))).toEqual({ scope: 'notes.read' });
+  });
+
+  it('asks for a plain interactive sign-in when a grant needs the person without naming a scope', () => {
+    expect(stepUpFor(new AuthError('interaction_required'))).toEqual({});
+  });
+
+  it('asks for a stronger or fresher sign-in as RFC 9470 says, a fresh one when the resource gives no hint', () => {
+    expect(stepUpFor(new AuthError('insufficient_user_authentication', { acr_values: 'mfa', max_age: 60 }))).toEqual({
+      acr_values: 'mfa',
+      max_age: 60,
+    });
+    expect(stepUpFor(new AuthError('insufficient_user_authentication', { acr_values: 'mfa' }))).toEqual({ acr_values: 'mfa' });
+    expect(stepUpFor(new AuthError('insufficient_user_authentication'))).toEqual({ max_age: 0 });
+  });
+
+  it('is undefined where no sign-in mends the error, an insufficient_scope without a valid scope included', () => {
+    for (const code of ['insufficient_scope', 'session_expired', 'http_error', 'unreachable', 'forbidden_origin'] as const) {
+      expect(stepUpFor(new AuthError(code))).toBeUndefined();
+    }
+  });
 });

@@ -1,4 +1,5 @@
 import * as oauth from 'oauth4webapi';
+import type { StepUpOptions } from './scope';
 
 /** What went wrong, as a code the UI branches on; never prose from a server. */
 export type AuthErrorCode =
@@ -144,4 +145,21 @@ export function toAuthErrorOrShow(err: unknown, show: (error: AuthError) => void
     show(new AuthError('invalid_response'));
     throw bug;
   }
+}
+
+/**
+ * The sign-in an error asks for, to hand to `signIn()` with the app's `returnTo`: the scope a resource named
+ * (`insufficient_scope`, RFC 6750 §3.1; `interaction_required`), or a stronger or fresher sign-in
+ * (`insufficient_user_authentication`, RFC 9470 §4). Undefined for an error no sign-in can mend.
+ */
+export function stepUpFor(
+  error: Pick<AuthErrorDetails, 'scope' | 'acr_values' | 'max_age'> & { code: AuthErrorCode },
+): StepUpOptions | undefined {
+  const { code, scope, acr_values, max_age } = error;
+  if (code === 'insufficient_scope') return scope ? { scope } : undefined;
+  if (code === 'interaction_required') return scope ? { scope } : {};
+  if (code !== 'insufficient_user_authentication') return undefined;
+  // Without a hint from the resource, a fresh sign-in is the stronger one it can mean.
+  const seconds = max_age ?? (acr_values ? undefined : 0);
+  return { ...(acr_values && { acr_values }), ...(seconds !== undefined && { max_age: seconds }) };
 }

@@ -24,7 +24,7 @@ const h = useAuthHarness();
 
 describe('the public API', () => {
   it('exports exactly the documented values and no module-level session', () => {
-    expect(Object.keys(api).sort()).toEqual(['AuthError', 'authContext', 'createAuth', 'getAuth', 'setAuth']);
+    expect(Object.keys(api).sort()).toEqual(['AuthError', 'authContext', 'createAuth', 'getAuth', 'setAuth', 'stepUpFor']);
   });
 
   it('exports the documented types', () => {

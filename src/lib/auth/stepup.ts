@@ -3,39 +3,9 @@
 // callback that it got it. Loaded only by a sign-in that asks for one and by the callback that answers it.
 import * as oauth from 'oauth4webapi';
 import { AuthError } from './errors';
-import { maxAge, tokenList, unionScope } from './challenge';
+import { maxAge, tokenList } from './scope';
 import type { Claims, PendingSignIn, Server, StepUp, TokenSet } from './protocol';
 import { completeSignIn, type CallbackResponse } from './signin';
-
-/** What `signIn()` may ask beyond a plain sign-in; the names are the authorization parameters' (OIDC Core §3.1.2.1). */
-export interface StepUpOptions {
-  /** Scope tokens to ask for on top of the session's (RFC 6749 §3.3). */
-  scope?: string;
-  /** Authentication context classes, in order of preference. */
-  acr_values?: string;
-  /** The most seconds since the person last signed in. */
-  max_age?: number;
-}
-
-/**
- * The step-up for an authorization request: the session's scope plus `scope`, with `acr_values` and
- * `max_age`; undefined when nothing is asked. A value that is not valid is the caller's bug: TypeError.
- */
-export function stepUpRequest(sessionScope: string, { scope, acr_values, max_age }: StepUpOptions): StepUp | undefined {
-  if (scope === undefined && acr_values === undefined && max_age === undefined) return undefined;
-  const seconds = maxAge(max_age);
-  const invalid =
-    (scope !== undefined && !tokenList(scope)) ||
-    (acr_values !== undefined && !tokenList(acr_values)) ||
-    (max_age !== undefined && seconds === undefined);
-  if (invalid) throw new TypeError('signIn: scope and acr_values are scope-token lists, max_age whole seconds');
-  return {
-    scope: unionScope(sessionScope, scope),
-    ...(scope && { added: scope }),
-    ...(acr_values && { acr_values }),
-    ...(seconds !== undefined && { max_age: seconds }),
-  };
-}
 
 /**
  * What a step-up asked that the token response lacks: the `acr` when the provider names one outside

@@ -1,0 +1,56 @@
+// Scope and step-up values (RFC 6749 §3.3, RFC 9470 §3, OIDC Core §3.1.2.1): their validation and the
+// sign-in that asks for more. Every value here may come from a resource server or from storage.
+import type { StepUp } from './protocol';
+
+/** A scope (or acr_values) list longer than this is no real server's: it is dropped, not cut. */
+const MAX_LIST_CHARS = 512;
+/** A `max_age` above a year asks for nothing a session does not already meet: dropped as nonsense. */
+export const MAX_AGE_LIMIT_S = 366 * 24 * 60 * 60;
+
+const NQCHAR_LIST = /^[\x21\x23-\x5b\x5d-\x7e]+(?: [\x21\x23-\x5b\x5d-\x7e]+)*$/;
+
+/** `value` when it is space-separated tokens of NQCHAR (RFC 6749 §3.3) within 512 characters, else undefined. */
+export const tokenList = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.length <= MAX_LIST_CHARS && NQCHAR_LIST.test(value) ? value : undefined;
+
+/** `max_age` (RFC 9470 §3, OIDC Core §3.1.2.1): a whole number of seconds from 0 to a year, else undefined. */
+export function maxAge(value: unknown): number | undefined {
+  const seconds = typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
+  return Number.isInteger(seconds) && (seconds as number) >= 0 && (seconds as number) <= MAX_AGE_LIMIT_S
+    ? (seconds as number)
+    : undefined;
+}
+
+/** Each scope token of the lists once, in order of appearance. */
+export const unionScope = (...lists: (string | undefined)[]): string =>
+  [...new Set(lists.join(' ').split(' '))].filter(Boolean).join(' ');
+
+/** What `signIn()` may ask beyond a plain sign-in; the names are the authorization parameters' (OIDC Core §3.1.2.1). */
+export interface StepUpOptions {
+  /** Scope tokens to ask for on top of the session's (RFC 6749 §3.3). */
+  scope?: string;
+  /** Authentication context classes, in order of preference. */
+  acr_values?: string;
+  /** The most seconds since the person last signed in. */
+  max_age?: number;
+}
+
+/**
+ * The step-up for an authorization request: the session's scope plus `scope`, with `acr_values` and
+ * `max_age`; undefined when nothing is asked. A value that is not valid is the caller's bug: TypeError.
+ */
+export function stepUpRequest(sessionScope: string, { scope, acr_values, max_age }: StepUpOptions): StepUp | undefined {
+  if (scope === undefined && acr_values === undefined && max_age === undefined) return undefined;
+  const seconds = maxAge(max_age);
+  const invalid =
+    (scope !== undefined && !tokenList(scope)) ||
+    (acr_values !== undefined && !tokenList(acr_values)) ||
+    (max_age !== undefined && seconds === undefined);
+  if (invalid) throw new TypeError('signIn: scope and acr_values are scope-token lists, max_age whole seconds');
+  return {
+    scope: unionScope(sessionScope, scope),
+    ...(scope && { added: scope }),
+    ...(acr_values && { acr_values }),
+    ...(seconds !== undefined && { max_age: seconds }),
+  };
+}
