@@ -34,8 +34,6 @@ const securityHeadersPlugin: Plugin = {
  * instead of the sign-in path. Its flags modules are imported for their effect and stay as they are.
  */
 const svelteRuntime = /[\\/]node_modules[\\/]svelte[\\/]src[\\/](?!internal[\\/]flags[\\/])/;
-/** The session's modules that load after the first paint (src/lib/auth/tabs.ts, its channel messages and grants). */
-const tabsModules = /[\\/]src[\\/]lib[\\/]auth[\\/](tabs|channel|refresh|exchange)\.ts$/;
 
 /**
  * Everything index.html loads statically (what a callback must download) as one chunk: split into
@@ -58,12 +56,7 @@ function signInPathChunk(): Plugin {
     outputOptions: (output) => ({
       ...output,
       advancedChunks: {
-        groups: [
-          { name: 'app', test: (id: string) => eager.has(id) && !svelteRuntime.test(id) },
-          // What the tabs module needs comes with it: a module shared with auth.fetch's chunk would
-          // otherwise get a chunk of its own, fetched only once the tabs chunk has been read.
-          { name: 'tabs', test: (id: string) => tabsModules.test(id) },
-        ],
+        groups: [{ name: 'app', test: (id: string) => eager.has(id) && !svelteRuntime.test(id) }],
       },
     }),
   };

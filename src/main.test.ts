@@ -2,7 +2,7 @@
 import '@testing-library/svelte/vitest';
 import { screen } from '@testing-library/svelte';
 import { beforeEach, expect, it, vi } from 'vitest';
-import { savePending } from './lib/auth/storage';
+import { appNames, appStorage } from './lib/auth/storage';
 import { APP_URL, json, setPageUrl } from './testing/fake-idp';
 
 const CONFIG = { accountUrl: 'http://localhost:9010', authUrl: 'http://127.0.0.1:9011', clientId: 'demo-spa' };
@@ -35,10 +35,14 @@ it('with a good config.json: preconnects to userinfo, starts signed out, and sho
 });
 
 it('on a callback: the code exchange leaves before the UI mounts and before the preconnect link is added', async () => {
-  savePending(
-    { perTab: sessionStorage, perBrowser: localStorage },
-    { state: 'st', codeVerifier: 'v'.repeat(43), nonce: 'n', returnTo: '/', silent: false, createdAt: Date.now() },
-  );
+  appStorage({ perTab: sessionStorage, perBrowser: localStorage }, appNames(CONFIG.accountUrl, CONFIG.clientId)).savePending({
+    state: 'st',
+    codeVerifier: 'v'.repeat(43),
+    nonce: 'n',
+    returnTo: '/',
+    silent: false,
+    createdAt: Date.now(),
+  });
   setPageUrl(`${APP_URL}?code=c0de&state=st&iss=${encodeURIComponent(CONFIG.accountUrl)}`);
   let seen: { preconnect: boolean; mounted: boolean } | undefined;
   const fetch = vi.fn<(input: RequestInfo | URL) => Promise<Response>>(async (input) => {

@@ -52,7 +52,7 @@ export interface Harness {
 const sessionsAnnounced = () =>
   FakeBroadcastChannel.posted.filter(({ data }) => {
     const message = data as { type?: string; to?: string };
-    return message.type === 'session' && message.to === undefined;
+    return message.type === 'offer' && message.to === undefined;
   }).length;
 
 export function useAuthHarness(configOverrides: Record<string, unknown> = {}): Harness {
@@ -90,7 +90,7 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
       rewrite: (url) => history.replaceState(history.state, '', url),
       perTab: sessionStorage,
       perBrowser: localStorage,
-      channel: new FakeBroadcastChannel('auth'),
+      channel: (name) => new FakeBroadcastChannel(name),
       locks: h.locks,
       now: () => Date.now(),
       reloaded: () => reloaded,

@@ -5,6 +5,7 @@ import { vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
 import { parseConfig, type AppConfig } from '../config';
+import { appNames } from '../lib/auth/storage';
 
 export const APP_URL = 'http://localhost:5173/';
 export const ACCOUNT_URL = 'http://localhost:9010';
@@ -20,6 +21,8 @@ export const AUTHORIZE_URL = `${ACCOUNT_URL}/connect/authorize`;
 export const USERINFO_URL = `${AUTH_URL}/connect/userinfo`;
 export const REVOCATION_URL = `${ACCOUNT_URL}/connect/revocation`;
 export const END_SESSION_URL = `${ACCOUNT_URL}/connect/endsession`;
+/** The names the app's tabs share for the test config's issuer and client id: storage keys, channel, locks. */
+export const NAMES = appNames(ACCOUNT_URL, CLIENT_ID);
 
 /** The dev configuration of the interface, through the real validator. */
 export function testConfig(overrides: Record<string, unknown> = {}): AppConfig {

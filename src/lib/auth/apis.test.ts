@@ -14,7 +14,7 @@ import {
   testConfig,
 } from '../../testing/fake-idp';
 import type { AppConfig } from '../../config';
-import { apiScope, apisByOrigin } from './apis';
+import { apiParams, apisByOrigin, isApiRequest } from './apis';
 
 const NOTES = { resource: 'https://notes.example/', scope: 'notes.read' };
 const OTHER = { resource: 'https://other.example/', scope: 'other.read' };
@@ -215,8 +215,29 @@ describe('helpers', () => {
     expect([...apisByOrigin({ 'https://API.example.com:443/x': NOTES }).keys()]).toEqual(['https://api.example.com']);
   });
 
-  it("apiScope: the API's own scope plus what step-ups added, each once", () => {
-    expect(apiScope(NOTES, 'openid notes.read notes.write admin', 'openid notes.read')).toBe('notes.read notes.write admin');
-    expect(apiScope({ resource: 'r' })).toBe('');
+  it("apiParams: the API's resource, with its own scope plus what step-ups added, each once", () => {
+    expect(apiParams(NOTES, 'openid notes.read notes.write admin', 'openid notes.read')).toEqual({
+      resource: NOTES.resource,
+      scope: 'notes.read notes.write admin',
+    });
+    expect(apiParams({ resource: 'r' }, 'openid', 'openid')).toEqual({ resource: 'r' });
+  });
+
+  it('isApiRequest: only the request this instance itself makes for one of its APIs', () => {
+    const apis = [NOTES, { resource: 'https://other.example' }];
+    expect(isApiRequest(apis, { resource: NOTES.resource, scope: NOTES.scope! }, 'openid', 'openid')).toBe(true);
+    expect(isApiRequest(apis, { resource: 'https://other.example' }, 'openid', 'openid')).toBe(true);
+    for (const params of [
+      { resource: 'https://evil.example', scope: NOTES.scope! },
+      { resource: NOTES.resource, scope: `${NOTES.scope} admin` },
+      { resource: NOTES.resource },
+      { resource: 'https://other.example', scope: 'admin' },
+    ]) {
+      expect(isApiRequest(apis, params, 'openid', 'openid')).toBe(false);
+    }
+    // What a step-up added to the session is part of every API's request.
+    expect(
+      isApiRequest(apis, { resource: NOTES.resource, scope: `${NOTES.scope} notes.write` }, 'openid notes.write', 'openid'),
+    ).toBe(true);
   });
 });

@@ -1,20 +1,20 @@
-// createAuth: one auth instance. The shared session policy (core.ts) plus what only a real browser
-// does: the round trip to the identity service, silent restore, sign-out there, and the page's events.
+// createAuth: one auth instance. The shared session policy (core.ts) and the sign-in round trip
+// (signin.ts), wired to the browser, its storage and the app's other tabs under names keyed to the
+// app (storage.ts), with sign-out here, in every tab and at the identity service.
 // Making one touches no browser global, so it is safe during server rendering; start() begins the work.
-import { DPoP, type Client } from 'oauth4webapi';
 import type { ApiOptions } from './apis';
 import { createCore } from './core';
-import { createKeys } from './dpop';
-import { toAuthErrorOrShow } from './errors';
 import type { Network } from './http';
 import { browserPort, type BrowserPort } from './port';
 import type { Claims, Server, StandardClaims } from './protocol';
 import type { Resource, ResourceOptions, ResourceUrl } from './resource.svelte';
-import { stepUpRequest, type StepUpOptions } from './scope';
 import type { ReactiveStore, SessionState } from './session';
-import { beginSignIn, checkShape, completeSignIn, pendingFor, takeCallbackResponse, type CallbackResponse } from './signin';
-import type { Tabs } from './tabs';
-import { clearTab, forgetHint, lastRestore, noteRestore, readHint, takeSignOut, writeHint } from './storage';
+import { createSignIn, type SignInOptions, type StartOptions, type StartResult } from './signin';
+import { appNames, appStorage, type AppStorage } from './storage';
+import type { Relay } from './tabs';
+
+export type { SignInOptions, StartOptions, StartResult } from './signin';
+export { safeReturnTo } from './signin';
 
 export interface AuthOptions {
   /**
@@ -30,7 +30,7 @@ export interface AuthOptions {
     end_session_endpoint?: string;
     revocation_endpoint?: string;
   };
-  /** The public client's id; there is no client secret. */
+  /** The public client's id; there is no client secret. With `issuer`, it keys what the app's tabs share. */
   clientId: string;
   /** Where the identity service sends the person back: only this origin and path is taken as a callback. */
   redirectUri: string;
@@ -51,22 +51,6 @@ export interface AuthOptions {
   maxResponseBytes?: number;
   /** Bind tokens to a key of this page (RFC 9449). */
   dpop?: boolean;
-}
-
-/** `scope`, `acr_values` and `max_age` make a step-up, checked after the callback (an AuthError's fields fit). */
-export interface SignInOptions extends StepUpOptions {
-  /** The app's own place to come back to: a same-origin path with its query; default the page's. */
-  returnTo?: string;
-}
-
-export interface StartOptions {
-  /** Where a silent restore comes back to; default the page's path and query. */
-  returnTo?: string;
-}
-
-export interface StartResult {
-  /** Set after a completed callback: the `returnTo` of its sign-in or restore. The app navigates there. */
-  returnTo?: string;
 }
 
 export interface Auth<C extends Claims = StandardClaims> {
@@ -92,192 +76,105 @@ export interface Collaborators {
   network: Network;
 }
 
-const RESTORE_GUARD_MS = 60_000;
-/** The step-up code: loaded only by a sign-in that asks for one and by the callback that answers it. */
-const stepUpModule = () => import('./stepup');
-/** Answers of a prompt=none restore that mean "not without the person": signed out, quietly. */
-const QUIET = ['cancelled', 'login_required', 'authorization_failed'];
-
-/** A same-origin path with its query: one leading slash, nothing that could leave the origin. */
-export function safeReturnTo(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.length > 512 || !/^\/(?![/\\])/.test(value)) return undefined;
-  const url = new URL(value, 'https://app.invalid');
-  const normalized = url.pathname + url.search;
-  // Dot segments can normalise '/..//host' into '//host': check the result too.
-  return url.origin === 'https://app.invalid' && !/^\/[/\\]/.test(normalized) ? normalized : undefined;
-}
-
 /** One auth instance over the real browser and network; makes nothing until start() is called. */
 export function createAuth<C extends Claims = StandardClaims>(options: AuthOptions): Auth<C> {
   return assembleAuth<C>(options, { browser: browserPort, network: (request) => fetch(request) });
 }
 
-/** createAuth over the browser and network given: tests pass fakes instead of stubbing globals. */
-export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: makeBrowser, network }: Collaborators): Auth<C> {
-  const client: Client = { client_id: options.clientId };
+/** The fixed description of the identity service and this client that every protocol step reads. */
+function serverOf(options: AuthOptions, network: Network): Server {
   const apis = Object.values(options.apis ?? {});
-  // The sign-in's scope and every API's: a token repeated in the list asks for nothing more.
-  const scope = [options.scope ?? 'openid', ...apis.map((api) => api.scope)].filter(Boolean).join(' ');
-  let server: Server = {
+  return Object.freeze({
     // Makes validateAuthResponse refuse a response without `iss` (RFC 9207 §2.4).
     as: { ...options.server, authorization_response_iss_parameter_supported: options.requireIss },
-    client,
+    client: { client_id: options.clientId },
     redirectUri: options.redirectUri,
-    scope,
+    // The sign-in's scope and every API's: a token repeated in the list asks for nothing more.
+    scope: [options.scope ?? 'openid', ...apis.map((api) => api.scope)].filter(Boolean).join(' '),
     resources: apis.map((api) => api.resource),
     timeoutMs: options.timeoutMs ?? 15_000,
     network,
-  };
+  });
+}
+
+/** createAuth over the browser and network given: tests pass fakes instead of stubbing globals. */
+export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: makeBrowser, network }: Collaborators): Auth<C> {
+  const server = serverOf(options, network);
+  const names = appNames(options.server.issuer, options.clientId);
   let port: BrowserPort | undefined;
+  let records: AppStorage | undefined;
   const browser = () => (port ??= makeBrowser());
-  const useKeys = (keys: CryptoKeyPair) => (server = { ...server, dpop: DPoP(client, keys), keys });
-  // The other tabs and the page's events (tabs.ts), loaded when this tab has settled: a sign-in never waits for it.
-  let tabs: Promise<Tabs> | undefined;
-  let joined: Tabs | undefined;
-  const shared = (): Promise<Tabs> =>
-    (tabs ??= import('./tabs').then(
-      (module) =>
-        (joined = module.connectTabs<C>({
+  const storage = () => (records ??= appStorage(browser(), names));
+  // The other tabs and the page's events, loaded when this tab has settled: a sign-in never waits for them.
+  let tabs: Promise<Relay> | undefined;
+  let joined: Relay | undefined;
+  const connect = (): Promise<Relay> =>
+    (tabs ??= core.later().then(
+      (later) =>
+        (joined = later.connectTabs<C>({
           port: browser(),
+          names,
+          storage: storage(),
+          server,
+          apis: Object.values(options.apis ?? {}),
           dpop: !!options.dpop,
-          server: () => server,
-          core,
-          useKeys,
-          signedOut: (revoke) => signOut(false, revoke),
+          vault: core.vault,
+          state: core.state,
+          signedIn: core.signedIn,
+          signOut: (revoke) => signOut(false, revoke),
         })),
     ));
   const core = createCore<C>({
-    server: () => server,
+    client: server.client,
     network,
-    // Every refresh-token grant goes through the tab holding the session's lock (tabs.ts).
-    refresh: async (current, signal, extra) => (await shared()).refresh(current, signal, extra),
-    allowed: [options.server.userinfo_endpoint, ...(options.apiOrigins ?? []), ...Object.keys(options.apis ?? {})],
+    timeoutMs: server.timeoutMs,
+    scope: server.scope,
     apis: options.apis,
-    scope,
+    allowed: [options.server.userinfo_endpoint, ...(options.apiOrigins ?? []), ...Object.keys(options.apis ?? {})],
     base: () => port?.url() ?? options.redirectUri,
     now: () => browser().now(),
     maxBytes: options.maxResponseBytes,
+    // Every refresh-token grant goes through the tab holding the session's lock (tabs.ts).
+    grant: async () => (await connect()).grant,
   });
-  const { state, renewal } = core;
-  const here = () => {
-    const { pathname, search } = new URL(browser().url());
-    return pathname + search;
-  };
-
-  async function redirect(returnTo: string, prompt?: 'none' | 'login', ask: StepUpOptions = {}) {
-    state.redirecting();
-    try {
-      // The page's listeners are on before it leaves: Back may bring it back from the back/forward cache.
-      await shared();
-      const stepUp = Object.keys(ask).length ? stepUpRequest(server.scope, ask) : undefined;
-      await beginSignIn(server, browser(), { returnTo, prompt, stepUp });
-    } catch (err) {
-      state.failed(
-        toAuthErrorOrShow(err, (bug) => state.failed(bug, returnTo)),
-        returnTo,
-      );
-    }
-  }
-
-  function restore(returnTo: string) {
-    noteRestore(browser(), browser().now());
-    return redirect(returnTo, 'none');
-  }
-
-  /** A reload may always restore; other loads (Back, stale callbacks) at most once a minute. */
-  function mayRestore() {
-    const b = browser();
-    return readHint(b) === 'had-session' && (b.reloaded() || b.now() - lastRestore(b) >= RESTORE_GUARD_MS);
-  }
-
-  async function handleCallback(callback: CallbackResponse): Promise<StartResult> {
-    const b = browser();
-    const pending = pendingFor(callback, b);
-    const signal = renewal.signal();
-    try {
-      checkShape(callback);
-      if (!pending) {
-        // Reload, Back, another tab or a forged link: never a token request.
-        if (mayRestore()) await restore(here());
-        else state.notice('unknown_transaction');
-        return {};
-      }
-      const { stepUp } = pending;
-      const complete = stepUp ? (await stepUpModule()).completeStepUp : completeSignIn;
-      const { tokens, user } = await complete<C>(server, callback, pending, b.now(), signal);
-      // Signed out meanwhile: the sign-out decides what shows.
-      if (signal.aborted) return {};
-      // What the step-up added stays asked for by this instance's later sign-ins (and so its API tokens).
-      if (stepUp) server = { ...server, scope: stepUp.scope };
-      writeHint(b, 'had-session');
-      core.signedIn(tokens, user);
-      // After the claims show: the waiting tabs sign in with this session.
-      void shared().then((t) => t.signedIn());
-      return { returnTo: pending.returnTo };
-    } catch (e) {
-      if (signal.aborted) return {};
-      const err = toAuthErrorOrShow(e, (bug) => state.failed(bug, pending?.returnTo));
-      if (!pending?.silent || !QUIET.includes(err.code)) {
-        state.failed(err, pending?.returnTo);
-        return {};
-      }
-      forgetHint(b);
-      state.signedOut();
-      return { returnTo: pending.returnTo };
-    }
-  }
-
-  /** The provider's sign-out coming back: only the `state` this tab sent confirms it (once). */
-  function signOutReturned(sent: string | null) {
-    if (takeSignOut(browser(), sent)) state.signedOut();
-    else state.notice('unknown_signout');
-  }
+  const signIn = createSignIn<C>({
+    server,
+    browser,
+    storage,
+    state: core.state,
+    vault: core.vault,
+    signedIn: core.signedIn,
+    tabs: connect,
+    stepUp: async () => (await core.later()).completeStepUp,
+    dpop: !!options.dpop,
+  });
 
   /** `revoke` unless the tab that signed out shared this session's tokens, and revoked them once. */
   function signOut(everywhere: boolean, revoke = true) {
     const b = browser();
+    // Before the vault forgets the session: the message names it.
+    if (everywhere) joined?.signedOut();
     const tokens = core.signOut();
-    clearTab(b);
-    writeHint(b, 'signed-out');
-    if (everywhere) {
-      if (joined) joined.signedOut();
-      else b.channel?.postMessage({ type: 'signed-out' });
-    }
+    storage().clearTab();
+    storage().writeHint('signed-out');
     // The provider's part follows with its module: the sign-out has happened here already.
-    void import('./signout').then((provider) => {
-      if (tokens && revoke) provider.revokeAll(server, tokens);
-      if (everywhere) provider.endSession(server, b, tokens?.idToken);
+    void core.later().then((later) => {
+      if (tokens && revoke) later.revokeAll(server, tokens);
+      if (everywhere) later.endSession(server, b, tokens?.idToken, storage());
     });
   }
 
   return {
-    session: state.session,
-    async start({ returnTo } = {}) {
-      const b = browser();
-      // The key is made while the URL is read; only a DPoP client waits for it.
-      const key = options.dpop ? createKeys() : undefined;
-      const callback = takeCallbackResponse(b, options.redirectUri);
-      if (key) useKeys(await key);
-      // A response with only `state` is the provider's sign-out coming back, never a sign-in.
-      if (callback && [...callback.params.keys()].join() === 'state') signOutReturned(callback.params.get('state'));
-      else if (callback) return handleCallback(callback).finally(() => void shared());
-      // Another tab's session, when one answers: no round trip to the identity service.
-      else if (readHint(b) === 'had-session' && (await (await shared()).ask())) return {};
-      else if (mayRestore()) await restore(safeReturnTo(returnTo) ?? here());
-      else state.signedOut();
-      void shared();
-      return {};
-    },
-    signIn: ({ returnTo, ...ask } = {}) =>
-      redirect(safeReturnTo(returnTo) ?? here(), readHint(browser()) === 'signed-out' ? 'login' : undefined, ask),
+    session: core.state.session,
+    start: signIn.start,
+    signIn: signIn.signIn,
     signOut: () => signOut(true),
     fetch: core.fetch,
     resource: core.resource,
     destroy() {
-      renewal.drop();
+      core.vault.drop();
       if (joined) joined.destroy();
-      else void tabs?.then((t) => t.destroy());
-      port?.channel?.close();
+      else void tabs?.then((relay) => relay.destroy());
     },
   };
 }

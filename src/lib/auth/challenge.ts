@@ -1,8 +1,7 @@
-// A resource server's challenge (RFC 6750 §3, RFC 9449 §7.1, RFC 9470 §3), as oauth4webapi parsed it,
-// turned into an AuthError that carries what the server asked for, bounded and validated: a view shows
-// it and hands it to signIn(). Loaded with auth.fetch, never on the sign-in path.
+// A resource server's challenge (RFC 6750 §3, RFC 9449 §7.1, RFC 9470 §3), as oauth4webapi parsed it:
+// the one reading of what a server asked for, for userinfo and auth.fetch alike (errors.ts makes it an
+// AuthError), bounded and validated.
 import type * as oauth from 'oauth4webapi';
-import { AuthError, bounded, type AuthErrorCode, type AuthErrorDetails } from './errors';
 import { maxAge, tokenList } from './scope';
 
 /**
@@ -23,30 +22,25 @@ export function pickChallenge(
   return candidates.find((c) => c.scheme === scheme) ?? candidates[0];
 }
 
-/** The `error` values of RFC 6750 §3.1 and RFC 9470 §3 this client acts on; any other is an `http_error`. */
-const CODES = new Map<string, AuthErrorCode>([
-  ['invalid_token', 'session_expired'],
-  ['insufficient_scope', 'insufficient_scope'],
-  ['insufficient_user_authentication', 'insufficient_user_authentication'],
-]);
+/** What a challenge asks for, validated: a value that fails validation is left out, never passed on. */
+export interface ChallengeRequest {
+  /** The challenge's `error` (RFC 6750 §3.1, RFC 9470 §3), if any. */
+  error?: string;
+  scope?: string;
+  acr_values?: string;
+  max_age?: number;
+}
 
 /**
- * The AuthError for a 401/403 challenge: `insufficient_scope` with the `scope` asked for,
- * `insufficient_user_authentication` with `acr_values` and `max_age`; a value that fails validation is
- * left out, never passed on.
+ * What the challenge for this client's token asks for: `scope` with `insufficient_scope`, `acr_values`
+ * and `max_age` with `insufficient_user_authentication`.
  */
-export function challengeToError(err: oauth.WWWAuthenticateChallengeError, scheme: 'bearer' | 'dpop'): AuthError {
-  const parameters = pickChallenge(err.cause, scheme)?.parameters ?? {};
-  const error = parameters.error;
-  const code = (error && CODES.get(error)) || 'http_error';
-  const details: AuthErrorDetails = { oauthError: bounded(error ?? 'unauthorized', 64), status: err.status };
-  const scope = code === 'insufficient_scope' && tokenList(parameters.scope);
-  const acrValues = code === 'insufficient_user_authentication' && tokenList(parameters.acr_values);
-  const seconds = code === 'insufficient_user_authentication' ? maxAge(parameters.max_age) : undefined;
-  if (scope) details.scope = scope;
-  if (acrValues) details.acr_values = acrValues;
-  if (seconds !== undefined) details.max_age = seconds;
-  return new AuthError(code, details, err);
+export function readChallenge(challenges: oauth.WWWAuthenticateChallenge[], scheme: 'bearer' | 'dpop'): ChallengeRequest {
+  const parameters = pickChallenge(challenges, scheme)?.parameters ?? {};
+  const { error } = parameters;
+  if (error === 'insufficient_scope') return { error, scope: tokenList(parameters.scope) };
+  if (error !== 'insufficient_user_authentication') return { error };
+  return { error, acr_values: tokenList(parameters.acr_values), max_age: maxAge(parameters.max_age) };
 }
 
 /**

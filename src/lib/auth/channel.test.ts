@@ -1,74 +1,94 @@
-// The channel's messages are input from any page of the origin: each is checked for shape, ids, sizes
-// and keys before a tab uses it (what a tab then does with one is tested in tabs.test.ts).
+// The channel's messages are input from any page of the origin: each is checked for its app, shape, ids,
+// sizes and keys before a tab uses it (what a tab then does with one is tested in tabs.test.ts).
 import { describe, expect, it } from 'vitest';
 import { parseMessage } from './channel';
+import { appNames } from './storage';
+
+const NOW = 1_700_000_000_000;
+const APP = appNames('https://id.example', 'demo-spa').app;
+const plain = { app: APP, dpop: false, now: NOW };
+const id = 'a'.repeat(43);
+const tokens = { accessToken: 'at', refreshToken: 'rt', expiresAt: NOW + 60_000, subject: 'alice-sub' };
+const session = () => ({ id, tokens, scope: 'openid notes.read', user: { sub: 'alice-sub' } });
+const ours = (body: Record<string, unknown>) => ({ app: APP, ...body });
 
 describe('parseMessage', () => {
-  const session = () => ({
-    id: 'a'.repeat(43),
-    tokens: { accessToken: 'at', refreshToken: 'rt', expiresAt: Date.now() + 60_000, subject: 'alice-sub' },
-    user: { sub: 'alice-sub' },
-  });
-
   it.each([
     ['not an object', 'signed-in'],
-    ['an unknown type', { type: 'signed-in', tokens: session().tokens }],
-    ['a session without a token', { type: 'session', session: { ...session(), tokens: undefined } }],
+    ['an unknown type', ours({ type: 'signed-in', tokens })],
+    ['a message without an app', { type: 'ask', from: id }],
+    ['a message of another app on the origin', { app: appNames('https://id.example', 'other-spa').app, type: 'ask', from: id }],
+    ['an offer without a token', ours({ type: 'offer', session: { ...session(), tokens: undefined } })],
+    ['an offer without a scope', ours({ type: 'offer', session: { ...session(), scope: undefined } })],
     [
-      'a session with a huge token',
-      { type: 'session', session: { ...session(), tokens: { ...session().tokens, accessToken: 'x'.repeat(20_000) } } },
+      'an offer with a huge token',
+      ours({ type: 'offer', session: { ...session(), tokens: { ...tokens, accessToken: 'x'.repeat(20_000) } } }),
     ],
     [
       'a token with a line break',
-      { type: 'session', session: { ...session(), tokens: { ...session().tokens, accessToken: 'a\r\nb' } } },
+      ours({ type: 'offer', session: { ...session(), tokens: { ...tokens, accessToken: 'a\r\nb' } } }),
     ],
-    ['a session id that is no id', { type: 'session', session: { ...session(), id: '../x' } }],
-    ['claims of another subject', { type: 'session', session: { ...session(), user: { sub: 'mallory' } } }],
+    [
+      'an offer expiring after a day',
+      ours({ type: 'offer', session: { ...session(), tokens: { ...tokens, expiresAt: NOW + 86_400_001 } } }),
+    ],
+    ['a session id that is no id', ours({ type: 'offer', session: { ...session(), id: '../x' } })],
+    ['claims of another subject', ours({ type: 'offer', session: { ...session(), user: { sub: 'mallory' } } })],
     [
       'poisoned claims',
-      { type: 'session', session: { ...session(), user: JSON.parse('{"sub":"alice-sub","__proto__":{"x":1}}') } },
+      ours({ type: 'offer', session: { ...session(), user: JSON.parse('{"sub":"alice-sub","__proto__":{"x":1}}') } }),
     ],
-    ['huge claims', { type: 'session', session: { ...session(), user: { sub: 'alice-sub', big: 'x'.repeat(70_000) } } }],
-    ['keys where DPoP is off', { type: 'session', session: { ...session(), keys: {} } }],
-    ['a renewal without an expiry', { type: 'renewed', id: 'a'.repeat(43), tokens: { accessToken: 'at' } }],
-  ])('refuses %s', (_name, data) => {
-    expect(parseMessage(data, false)).toBeUndefined();
-  });
-
-  it('refuses a session with an extractable key, or none, where DPoP is on', async () => {
-    const extractable = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
-    expect(parseMessage({ type: 'session', session: { ...session(), keys: extractable } }, true)).toBeUndefined();
-    expect(parseMessage({ type: 'session', session: session() }, true)).toBeUndefined();
-  });
-
-  it('takes a well-formed session', () => {
-    expect(parseMessage({ type: 'session', session: session() }, false)).toBeDefined();
-  });
-
-  const id = 'a'.repeat(43);
-  it.each([
-    ['an ask from no id', { type: 'ask', from: '<script>' }],
-    ['a renewal request without an expiry', { type: 'renew', id }],
-    ['a grant asked for with a resource that is not text', { type: 'exchange', id, from: id, extra: { resource: 'a\nb' } }],
+    ['huge claims', ours({ type: 'offer', session: { ...session(), user: { sub: 'alice-sub', big: 'x'.repeat(70_000) } } })],
+    ['keys where DPoP is off', ours({ type: 'offer', session: { ...session(), keys: {} } })],
+    ['a renewal without an expiry', ours({ type: 'renewed', id, sub: 'alice-sub', tokens: { accessToken: 'at' } })],
+    ['a renewal without a person', ours({ type: 'renewed', id, tokens })],
+    [
+      'a renewal expiring after a day',
+      ours({ type: 'renewed', id, sub: 'alice-sub', tokens: { ...tokens, expiresAt: Infinity } }),
+    ],
+    ['an ask from no id', ours({ type: 'ask', from: '<script>' })],
+    ['a renewal request without an expiry', ours({ type: 'renew', id })],
+    ['a grant asked for with a resource that is not text', ours({ type: 'grant', id, from: id, params: { resource: 'a\nb' } })],
     [
       'a grant asked for with a huge scope',
-      { type: 'exchange', id, from: id, extra: { resource: 'https://api.example', scope: 'x'.repeat(600) } },
+      ours({ type: 'grant', id, from: id, params: { resource: 'https://api.example', scope: 'x'.repeat(2100) } }),
     ],
-    ['a grant answered with neither tokens nor a short error', { type: 'exchanged', id, to: id, error: 'x'.repeat(100) }],
-    ['a rotated refresh token with a line break', { type: 'rotated', id, refreshToken: 'a\r\nb' }],
-    ['an end without a session id', { type: 'ended' }],
-    ['a sign-out naming no id', { type: 'signed-out', id: 42 }],
+    [
+      'a grant answered with neither tokens nor a short error',
+      ours({ type: 'granted', id, to: id, sub: 'a', error: 'x'.repeat(100) }),
+    ],
+    ['a rotated refresh token with a line break', ours({ type: 'rotated', id, sub: 'alice-sub', refreshToken: 'a\r\nb' })],
+    ['a rotation without a person', ours({ type: 'rotated', id, refreshToken: 'rt2' })],
+    ['an end without a session id', ours({ type: 'ended' })],
+    ['a sign-out of no session in particular', ours({ type: 'signed-out' })],
+    ['a sign-out naming no id', ours({ type: 'signed-out', id: 42 })],
   ])('refuses %s', (_name, data) => {
-    expect(parseMessage(data, false)).toBeUndefined();
+    expect(parseMessage(data, plain)).toBeUndefined();
+  });
+
+  it('refuses an offer with an extractable key, or none, where DPoP is on', async () => {
+    const extractable = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
+    const dpop = { ...plain, dpop: true };
+    expect(parseMessage(ours({ type: 'offer', session: { ...session(), keys: extractable } }), dpop)).toBeUndefined();
+    expect(parseMessage(ours({ type: 'offer', session: session() }), dpop)).toBeUndefined();
   });
 
   it.each([
-    ['an ask', { type: 'ask', from: id }],
-    ['a grant asked for', { type: 'exchange', id, from: id, extra: { resource: 'https://api.example', scope: 'notes.read' } }],
-    ['a refused grant', { type: 'exchanged', id, to: id, error: 'interaction_required' }],
-    ['a rotation', { type: 'rotated', id, refreshToken: 'rt2' }],
-    ['a sign-out of no session in particular', { type: 'signed-out' }],
+    ['a well-formed offer', ours({ type: 'offer', session: session() })],
+    ['an answer to an ask', ours({ type: 'offer', to: id, session: session() })],
+    ['an ask', ours({ type: 'ask', from: id })],
+    ['a renewal request', ours({ type: 'renew', id, expiresAt: NOW })],
+    ['a renewal', ours({ type: 'renewed', id, sub: 'alice-sub', tokens })],
+    [
+      'a grant asked for',
+      ours({ type: 'grant', id, from: id, params: { resource: 'https://api.example', scope: 'notes.read' } }),
+    ],
+    ['a granted token', ours({ type: 'granted', id, to: id, sub: 'alice-sub', tokens })],
+    ['a refused grant', ours({ type: 'granted', id, to: id, sub: 'alice-sub', error: 'interaction_required' })],
+    ['a rotation', ours({ type: 'rotated', id, sub: 'alice-sub', refreshToken: 'rt2' })],
+    ['an end', ours({ type: 'ended', id })],
+    ['a sign-out of the session', ours({ type: 'signed-out', id })],
   ])('takes %s', (_name, data) => {
-    expect(parseMessage(data, false)).toEqual(data);
+    expect(parseMessage(data, plain)).toEqual(data);
   });
 });

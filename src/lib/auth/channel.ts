@@ -1,53 +1,63 @@
 // The messages the app's tabs send each other over the channel (tabs.ts), and their checks: every
-// message is input from another page of the origin, validated for shape, ids and sizes before anything
-// of it is used; keys are accepted only non-extractable, and only when tokens are DPoP-bound.
+// message is input from another page of the origin, validated for its app, shape, ids and sizes before
+// anything of it is used; keys are accepted only non-extractable, and only when tokens are DPoP-bound.
 import type { AuthErrorCode } from './errors';
 import { toClaims, type Claims, type ResourceParams, type TokenSet } from './protocol';
+import type { Held } from './vault';
 
-/** What a tab holds of the session, and what another tab adopts. */
-export interface Held<C extends Claims> {
-  tokens: TokenSet;
-  user: C;
-  /** The DPoP key pair (RFC 9449): still non-extractable after structured cloning. */
-  keys?: CryptoKeyPair;
-}
-
-export interface Shared<C extends Claims> extends Held<C> {
+/** A session as one tab offers it to another: the vault's, with the person and the session's id on the channel. */
+export interface Shared<C extends Claims> extends Held {
   /** Names the session on the channel: a tab ignores messages about a session it did not join. */
   id: string;
+  user: C;
 }
 
-export type Message<C extends Claims> =
+/** What one tab tells the others. */
+export type Body<C extends Claims> =
   | { type: 'ask'; from: string }
-  | { type: 'session'; to?: string; session: Shared<C> }
+  | { type: 'offer'; to?: string; session: Shared<C> }
   | { type: 'renew'; id: string; expiresAt: number }
-  | { type: 'renewed'; id: string; tokens: TokenSet }
-  | { type: 'exchange'; id: string; from: string; extra: ResourceParams }
-  | { type: 'exchanged'; id: string; to: string; tokens?: TokenSet; error?: AuthErrorCode }
-  | { type: 'rotated'; id: string; refreshToken: string }
+  | { type: 'renewed'; id: string; sub: string; tokens: TokenSet }
+  | { type: 'grant'; id: string; from: string; params: ResourceParams }
+  | { type: 'granted'; id: string; to: string; sub: string; tokens?: TokenSet; error?: AuthErrorCode }
+  | { type: 'rotated'; id: string; sub: string; refreshToken: string }
   | { type: 'ended'; id: string }
-  | { type: 'signed-out'; id?: string };
+  | { type: 'signed-out'; id: string };
+
+/** Every message names its app (storage.ts `appNames`): another app's tabs on the origin never act on it. */
+export type Message<C extends Claims> = Body<C> & { app: string };
+
+/** What a message is checked against: this tab's app, whether its tokens are DPoP-bound, and the time. */
+export interface Expected {
+  app: string;
+  dpop: boolean;
+  now: number;
+}
 
 const ID = /^[\w-]{16,128}$/;
 /** Far above any real token (JWTs of a few kB): anything larger is hostile. */
 const MAX_TOKEN_CHARS = 16 * 1024;
 const MAX_USER_CHARS = 64 * 1024;
+/** No token lives longer (protocol.ts caps `expires_in` at a day): a later expiry is a lie. */
+const MAX_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const isText = (value: unknown, max: number) =>
   typeof value === 'string' && value.length <= max && /^[\x21-\x7e]+( [\x21-\x7e]+)*$/.test(value);
 const isId = (value: unknown): value is string => typeof value === 'string' && ID.test(value);
+const isSub = (value: unknown) => typeof value === 'string' && value.length >= 1 && value.length <= 255;
 /** VSCHARs (RFC 6749 §A.12), as tokens from the token endpoint are checked. */
 const isToken = (value: unknown) => typeof value === 'string' && value.length <= MAX_TOKEN_CHARS && /^[\x20-\x7e]+$/.test(value);
+const isExpiry = (value: unknown, now: number) => Number.isFinite(value) && (value as number) <= now + MAX_LIFETIME_MS;
 
-export function validTokens(value: unknown): value is TokenSet {
+export function validTokens(value: unknown, now: number): value is TokenSet {
   return (
     isObject(value) &&
     isToken(value.accessToken) &&
     (value.refreshToken === undefined || isToken(value.refreshToken)) &&
     (value.idToken === undefined || isToken(value.idToken)) &&
-    Number.isFinite(value.expiresAt) &&
-    (value.subject === undefined || (typeof value.subject === 'string' && value.subject.length <= 255))
+    isExpiry(value.expiresAt, now) &&
+    (value.subject === undefined || isSub(value.subject))
   );
 }
 
@@ -73,48 +83,52 @@ function validUser<C extends Claims>(value: unknown, subject: string | undefined
   }
 }
 
-/** A session from the channel, checked like any input: a session id, tokens, claims, and keys only with DPoP. */
-export function validSession<C extends Claims>(value: unknown, dpop: boolean): value is Shared<C> {
+/** A session from the channel, checked like any input: a session id, tokens, scope, claims, and keys only with DPoP. */
+export function validSession<C extends Claims>(value: unknown, { dpop, now }: Omit<Expected, 'app'>): value is Shared<C> {
   return (
     isObject(value) &&
     isId(value.id) &&
-    validTokens(value.tokens) &&
+    validTokens(value.tokens, now) &&
+    isText(value.scope, 2048) &&
     validUser(value.user, value.tokens.subject) &&
     (dpop ? validKeys(value.keys) : value.keys === undefined)
   );
 }
 
-/** The message's shape, sizes and ids, or undefined: a hostile message changes nothing. */
-export function parseMessage<C extends Claims>(data: unknown, dpop: boolean): Message<C> | undefined {
-  if (!isObject(data)) return undefined;
+/** The message's app, shape, sizes and ids, or undefined: a message that fails changes nothing. */
+export function parseMessage<C extends Claims>(data: unknown, expected: Expected): Message<C> | undefined {
+  if (!isObject(data) || data.app !== expected.app) return undefined;
+  const { now } = expected;
   const ok = (() => {
     switch (data.type) {
       case 'ask':
         return isId(data.from);
-      case 'session':
-        return (data.to === undefined || isId(data.to)) && validSession(data.session, dpop);
+      case 'offer':
+        return (data.to === undefined || isId(data.to)) && validSession(data.session, expected);
       case 'renew':
-        return isId(data.id) && Number.isFinite(data.expiresAt);
+        return isId(data.id) && isExpiry(data.expiresAt, now);
       case 'renewed':
-        return isId(data.id) && validTokens(data.tokens);
-      case 'exchange':
+        return isId(data.id) && isSub(data.sub) && validTokens(data.tokens, now);
+      case 'grant':
         return (
           isId(data.id) &&
           isId(data.from) &&
-          isObject(data.extra) &&
-          isText(data.extra.resource, 2048) &&
-          (data.extra.scope === undefined || isText(data.extra.scope, 512))
+          isObject(data.params) &&
+          isText(data.params.resource, 2048) &&
+          (data.params.scope === undefined || isText(data.params.scope, 2048))
         );
-      case 'exchanged':
+      case 'granted':
         return (
-          isId(data.id) && isId(data.to) && (validTokens(data.tokens) || (data.tokens === undefined && isText(data.error, 64)))
+          isId(data.id) &&
+          isId(data.to) &&
+          isSub(data.sub) &&
+          (validTokens(data.tokens, now) || (data.tokens === undefined && isText(data.error, 64)))
         );
       case 'rotated':
-        return isId(data.id) && isToken(data.refreshToken);
+        return isId(data.id) && isSub(data.sub) && isToken(data.refreshToken);
       case 'ended':
-        return isId(data.id);
       case 'signed-out':
-        return data.id === undefined || isId(data.id);
+        return isId(data.id);
       default:
         return false;
     }

@@ -2,7 +2,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { useAuthHarness } from '../../testing/auth-harness';
-import { API_URL, TOKEN_URL, USERINFO_URL, allStorage, json } from '../../testing/fake-idp';
+import { API_URL, TOKEN_URL, USERINFO_URL, allStorage, json, NAMES } from '../../testing/fake-idp';
 
 const proofOf = (request: { headers: Headers }) => {
   const proof = request.headers.get('dpop');
@@ -33,7 +33,7 @@ describe('with dpop on', () => {
     const keys = [exchange, userinfo, api].map((r) => JSON.stringify(proofOf(r).header.jwk));
     expect(new Set(keys).size).toBe(1);
     expect(proofOf(api).header.jwk).not.toHaveProperty('d');
-    expect(allStorage()).toBe('auth:hint=1');
+    expect(allStorage()).toBe(`${NAMES.key('hint')}=1`);
   });
 
   it('a proof goes with every refresh, and the renewed token is bound too', async () => {

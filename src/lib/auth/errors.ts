@@ -1,4 +1,5 @@
 import * as oauth from 'oauth4webapi';
+import { readChallenge } from './challenge';
 import type { StepUpOptions } from './scope';
 
 /** What went wrong, as a code the UI branches on; never prose from a server. */
@@ -98,18 +99,34 @@ function oauthDetails(error: string, description?: string, status?: number): Aut
   return { oauthError: bounded(error, 64), description: description && bounded(description, 200), status };
 }
 
-/** The challenge's `error` from a WWW-Authenticate header, parsed by oauth4webapi (RFC 6750 §3, RFC 9449 §7.1). */
-export function challengeError(err: oauth.WWWAuthenticateChallengeError): string | undefined {
-  return err.cause.find((challenge) => challenge.scheme === 'bearer' || challenge.scheme === 'dpop')?.parameters.error;
+/** The challenge `error` values of RFC 6750 §3.1 and RFC 9470 §3 this client acts on; any other is an `http_error`. */
+const CHALLENGE_CODES = new Map<string, AuthErrorCode>([
+  ['invalid_token', 'session_expired'],
+  ['insufficient_scope', 'insufficient_scope'],
+  ['insufficient_user_authentication', 'insufficient_user_authentication'],
+]);
+
+/** A 401/403 challenge as an AuthError with what the server asked for (challenge.ts), for the token's `scheme`. */
+function challengeFailure(err: oauth.WWWAuthenticateChallengeError, scheme: 'bearer' | 'dpop'): AuthError {
+  const { error, scope, acr_values, max_age } = readChallenge(err.cause, scheme);
+  const details: AuthErrorDetails = {
+    ...oauthDetails(error ?? 'unauthorized'),
+    status: err.status,
+    ...(scope && { scope }),
+    ...(acr_values && { acr_values }),
+    ...(max_age !== undefined && { max_age }),
+  };
+  return new AuthError((error && CHALLENGE_CODES.get(error)) || 'http_error', details, err);
 }
 
 /**
- * The one place where failures of oauth4webapi and the network become AuthErrors. Only codes and
- * bounded server text are copied out; the original stays as `cause`. Anything else is a bug
- * and is thrown as it is.
+ * The one place where failures of oauth4webapi and the network become AuthErrors; a challenge is read
+ * for the token's `scheme`. Only codes and bounded server text are copied out; the original stays as
+ * `cause`. Anything else is a bug and is thrown as it is.
  */
-export function toAuthError(err: unknown): AuthError {
+export function toAuthError(err: unknown, scheme: 'bearer' | 'dpop' = 'bearer'): AuthError {
   if (err instanceof AuthError) return err;
+  if (err instanceof oauth.WWWAuthenticateChallengeError) return challengeFailure(err, scheme);
   let code: AuthErrorCode = 'invalid_response';
   let details: AuthErrorDetails = {};
   if (err instanceof oauth.AuthorizationResponseError) {
@@ -123,10 +140,6 @@ export function toAuthError(err: unknown): AuthError {
   } else if (err instanceof oauth.ResponseBodyError) {
     code = err.error === 'invalid_grant' ? 'invalid_grant' : 'token_error';
     details = oauthDetails(err.error, err.error_description, err.status);
-  } else if (err instanceof oauth.WWWAuthenticateChallengeError) {
-    const error = challengeError(err);
-    code = error === 'insufficient_scope' ? 'insufficient_scope' : error === 'invalid_token' ? 'session_expired' : 'http_error';
-    details = { ...oauthDetails(error ?? 'unauthorized'), status: err.status };
   } else if (err instanceof DOMException && err.name === 'AbortError') {
     code = 'aborted';
   } else if (err instanceof SyntaxError) {

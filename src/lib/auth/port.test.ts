@@ -2,21 +2,20 @@
 import { afterEach, expect, it, vi } from 'vitest';
 import { browserPort } from './port';
 
-const ports: ReturnType<typeof browserPort>[] = [];
-const port = () => {
-  const p = browserPort();
-  ports.push(p);
-  return p;
-};
-afterEach(() => ports.splice(0).forEach((p) => p.channel?.close()));
+const channels: BroadcastChannel[] = [];
+const port = () => browserPort();
+afterEach(() => channels.splice(0).forEach((channel) => channel.close()));
 
-it('reads the page URL, the two storages, the clock and the broadcast channel of the browser', () => {
+it('reads the page URL, the two storages and the clock, and opens the named broadcast channel of the browser', () => {
   const p = port();
   expect(p.url()).toBe(location.href);
   expect(p.perTab).toBe(sessionStorage);
   expect(p.perBrowser).toBe(localStorage);
   expect(Math.abs(p.now() - Date.now())).toBeLessThan(1000);
-  expect(p.channel).toBeInstanceOf(BroadcastChannel);
+  const channel = p.channel('auth ["https://id.example","spa"]') as BroadcastChannel;
+  channels.push(channel);
+  expect(channel).toBeInstanceOf(BroadcastChannel);
+  expect(channel.name).toBe('auth ["https://id.example","spa"]');
   expect(p.reloaded()).toBe(false);
 });
 
@@ -62,7 +61,7 @@ it('rewrites the URL without a new history entry', () => {
 it('has no channel where the browser has no BroadcastChannel', () => {
   vi.stubGlobal('BroadcastChannel', undefined);
   try {
-    expect(port().channel).toBeUndefined();
+    expect(port().channel('auth')).toBeUndefined();
   } finally {
     vi.unstubAllGlobals();
   }

@@ -12,8 +12,8 @@ export interface BrowserPort extends Stores {
   post(url: string, fields: Record<string, string>): void;
   /** Rewrites the current history entry's URL without loading anything. */
   rewrite(url: string): void;
-  /** The channel the app's tabs share the session over (tabs.ts); undefined where there is none. */
-  channel?: Pick<BroadcastChannel, 'postMessage' | 'addEventListener' | 'removeEventListener' | 'close'>;
+  /** Opens the channel the app's tabs share the session over (tabs.ts); undefined where there is none. */
+  channel(name: string): Pick<BroadcastChannel, 'postMessage' | 'addEventListener' | 'removeEventListener' | 'close'> | undefined;
   /** Web Locks: one tab at a time renews the shared session; undefined where there are none. */
   locks?: Locks;
   now(): number;
@@ -45,7 +45,7 @@ export function browserPort(): BrowserPort {
     rewrite: (url) => history.replaceState(history.state, '', url),
     perTab: sessionStorage,
     perBrowser: localStorage,
-    channel: typeof BroadcastChannel === 'function' ? new BroadcastChannel('auth') : undefined,
+    channel: (name) => (typeof BroadcastChannel === 'function' ? new BroadcastChannel(name) : undefined),
     locks: navigator.locks,
     now: Date.now,
     reloaded: () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.type === 'reload',

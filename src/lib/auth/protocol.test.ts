@@ -20,13 +20,14 @@ import {
   json,
   testConfig,
   unsignedIdToken,
+  NAMES,
 } from '../../testing/fake-idp';
 
 const h = useAuthHarness();
 
 /** The pending transaction stored for `state`: the one of this tab, under the contract's key. */
 function pendingFor(state: string): Record<string, unknown> {
-  const raw = sessionStorage.getItem('auth:tx');
+  const raw = sessionStorage.getItem(NAMES.key('tx'));
   expect(raw, 'sessionStorage auth:tx').toBeTruthy();
   const pending = JSON.parse(raw!);
   expect(pending.state).toBe(state);
@@ -155,8 +156,8 @@ describe('successful callback', () => {
       expect(exposed, name).not.toContain(secret as string);
     }
     expect(location.search).toBe('');
-    expect(Object.keys(localStorage)).toEqual(['auth:hint']);
-    expect(localStorage.getItem('auth:hint')).toBe('1');
+    expect(Object.keys(localStorage)).toEqual([NAMES.key('hint')]);
+    expect(localStorage.getItem(NAMES.key('hint'))).toBe('1');
     expect(Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx'))).toEqual([]);
   });
 
@@ -334,7 +335,7 @@ describe('token response validation', () => {
     expect(h.idp.tokenRequests()).toHaveLength(1);
     expect(h.idp.to(USERINFO_URL)).toHaveLength(0);
     expect(tab.state).toMatchObject({ status: 'error', user: null, error: { code: 'invalid_response' } });
-    expect(localStorage.getItem('auth:hint')).toBeNull();
+    expect(localStorage.getItem(NAMES.key('hint'))).toBeNull();
   });
 
   it('the well-formed answer used as the base of the cases above is accepted', async () => {
@@ -368,7 +369,7 @@ describe('userinfo validation', () => {
     h.idp.userinfo = () => json({ ...ALICE, sub: 'mallory-sub' });
     const tab = await h.completeCallback(h.idp.approve(await h.startSignIn()));
     expect(tab.state).toMatchObject({ status: 'error', user: null, error: { code: 'invalid_response' } });
-    expect(localStorage.getItem('auth:hint')).toBeNull();
+    expect(localStorage.getItem(NAMES.key('hint'))).toBeNull();
     // The token is gone with the failed sign-in: nothing can use it.
     await expect(tab.auth.fetch(USERINFO_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
   });
@@ -521,6 +522,7 @@ describe('protocol steps over a given network', () => {
     client: { client_id: 'spa' },
     redirectUri: 'https://app.example.test/',
     scope: 'openid',
+    resources: [],
     timeoutMs: 1000,
     network,
   });
@@ -528,7 +530,7 @@ describe('protocol steps over a given network', () => {
 
   it('fetchUserInfo returns the claims, through the network of the server and not the global fetch', async () => {
     const network = vi.fn<Network>(async () => json({ sub: 'alice', groups: ['a'], name: 'Alice' }));
-    const claims = await fetchUserInfo<{ sub: string; groups: string[] }>(serverOn(network), tokens);
+    const claims = await fetchUserInfo<{ sub: string; groups: string[] }>(serverOn(network), undefined, tokens);
     expect(claims).toEqual({ sub: 'alice', groups: ['a'], name: 'Alice' });
     const [request] = network.mock.calls[0];
     expect([request.method, request.url, request.headers.get('authorization')]).toEqual([
@@ -541,7 +543,7 @@ describe('protocol steps over a given network', () => {
 
   it("fetchUserInfo refuses a sub other than the ID token's", async () => {
     const network = vi.fn<Network>(async () => json({ sub: 'mallory' }));
-    await expect(fetchUserInfo(serverOn(network), tokens)).rejects.toBeInstanceOf(Error);
+    await expect(fetchUserInfo(serverOn(network), undefined, tokens)).rejects.toBeInstanceOf(Error);
   });
 
   it.each(['access_token', 'refresh_token'] as const)(

@@ -2,24 +2,27 @@
 // tokens are returned to the caller, which keeps them in memory. Failures are thrown as oauth4webapi
 // raised them; the caller converts them (errors.ts) in one place.
 import * as oauth from 'oauth4webapi';
-import { AuthError } from './errors';
+import { AuthError, toAuthError } from './errors';
 import { requestOptions, type Network } from './http';
 
-/** Everything a protocol step needs to know about the identity service and this client. */
+/**
+ * Everything a protocol step needs to know about the identity service and this client; fixed for the
+ * instance's life (what a session adds, its scope and DPoP key, belongs to the session: vault.ts).
+ */
 export interface Server {
-  as: oauth.AuthorizationServer;
-  client: oauth.Client;
-  redirectUri: string;
-  scope: string;
+  readonly as: oauth.AuthorizationServer;
+  readonly client: oauth.Client;
+  readonly redirectUri: string;
+  /** What every sign-in asks for: the instance's scope and every API's. */
+  readonly scope: string;
   /** RFC 8707 §2.1 `resource` parameters of every authorization request: one per API of `apis`. */
-  resources?: string[];
-  timeoutMs: number;
-  network: Network;
-  /** Present when tokens are bound to this page's key (RFC 9449). */
-  dpop?: oauth.DPoPHandle;
-  /** That key pair, non-extractable: the tabs of the session share it (tabs.ts). */
-  keys?: CryptoKeyPair;
+  readonly resources: readonly string[];
+  readonly timeoutMs: number;
+  readonly network: Network;
 }
+
+/** The session's DPoP key as oauth4webapi uses it (RFC 9449), when tokens are bound to one. */
+export type Proof = oauth.DPoPHandle | undefined;
 
 /** What a step-up asked for: every scope requested, and the sign-in it demands (OIDC Core §3.1.2.1). */
 export interface StepUp {
@@ -105,17 +108,17 @@ const MAX_LIFETIME_S = 24 * 60 * 60;
 const DEFAULT_LIFETIME_S = 60 * 60;
 
 /** Request options of a protocol step: the caps, the timeout, the signal and the DPoP key. */
-export const options = (server: Server, url: string | undefined, signal?: AbortSignal) => ({
+const options = (server: Server, dpop: Proof, url: string | undefined, signal?: AbortSignal) => ({
   ...requestOptions(server.network, url!, { timeoutMs: server.timeoutMs, maxBytes: MAX_PROTOCOL_BYTES, signal }),
-  DPoP: server.dpop,
+  DPoP: dpop,
 });
 
 /** Runs a DPoP request again once when the server asks for a nonce (RFC 9449 §8, §9). */
-export async function withNonce<T>(server: Pick<Server, 'dpop'>, run: () => Promise<T>): Promise<T> {
+export async function withNonce<T>(dpop: Proof, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    if (!server.dpop || !oauth.isDPoPNonceError(err)) throw err;
+    if (!dpop || !oauth.isDPoPNonceError(err)) throw err;
     return run();
   }
 }
@@ -145,7 +148,7 @@ export async function authorizationRequest(
   if (prompt) params.set('prompt', prompt);
   if (stepUp?.acr_values) params.set('acr_values', stepUp.acr_values);
   if (stepUp?.max_age !== undefined) params.set('max_age', `${stepUp.max_age}`);
-  for (const resource of server.resources ?? []) params.append('resource', resource);
+  for (const resource of server.resources) params.append('resource', resource);
   return {
     url: `${server.as.authorization_endpoint}?${params}`,
     pending: { state, codeVerifier, nonce, returnTo, silent: prompt === 'none', createdAt: now, stepUp },
@@ -155,12 +158,13 @@ export async function authorizationRequest(
 /** Never longer than the server said: a short lifetime is kept, so renewal comes before expiry. */
 const lifetime = (expiresIn: number | undefined) => Math.min(expiresIn ?? DEFAULT_LIFETIME_S, MAX_LIFETIME_S);
 
-export function tokenSet(server: Server, response: oauth.TokenEndpointResponse, now: number, previous?: TokenSet): TokenSet {
+/** The token response as the session keeps it, checked; `previous` is what a refresh grant renews. */
+export function tokenSet(dpop: Proof, response: oauth.TokenEndpointResponse, now: number, previous?: TokenSet): TokenSet {
   // Only the token type this client asked for: a DPoP client refuses unbound tokens and a Bearer client
   // bound ones. An `error` beside a token makes the whole answer suspect (RFC 6749 §5.1 and §5.2 are exclusive).
   // A token is VSCHARs only (RFC 6749 §A.12): anything else could not be sent in a header, or would smuggle one.
   if (
-    response.token_type !== (server.dpop ? 'dpop' : 'bearer') ||
+    response.token_type !== (dpop ? 'dpop' : 'bearer') ||
     'error' in response ||
     !/^[\x20-\x7e]+$/.test(response.access_token)
   ) {
@@ -185,6 +189,7 @@ export function tokenSet(server: Server, response: oauth.TokenEndpointResponse, 
  */
 export async function exchangeCode(
   server: Server,
+  dpop: Proof,
   params: URLSearchParams,
   pending: PendingSignIn,
   now: number,
@@ -192,7 +197,7 @@ export async function exchangeCode(
 ): Promise<TokenSet> {
   const { as, client } = server;
   const validated = oauth.validateAuthResponse(as, client, params, pending.state);
-  const response = await withNonce(server, async () =>
+  const response = await withNonce(dpop, async () =>
     oauth.processAuthorizationCodeResponse(
       as,
       client,
@@ -203,7 +208,7 @@ export async function exchangeCode(
         validated,
         server.redirectUri,
         pending.codeVerifier,
-        options(server, as.token_endpoint),
+        options(server, dpop, as.token_endpoint),
       ),
       {
         expectedNonce: pending.nonce ?? oauth.expectNoNonce,
@@ -213,7 +218,33 @@ export async function exchangeCode(
     ),
   );
   check?.(response);
-  return tokenSet(server, response, now);
+  return tokenSet(dpop, response, now);
+}
+
+/**
+ * Renews the tokens with the refresh token (RFC 6749 §6), or gets a token for one API with `resource`
+ * and `scope` (RFC 8707 §2.2); a rotated refresh token replaces `previous.refreshToken`.
+ */
+export async function refreshTokens(
+  server: Server,
+  dpop: Proof,
+  previous: TokenSet,
+  now: number,
+  signal?: AbortSignal,
+  params?: ResourceParams,
+): Promise<TokenSet> {
+  const { as, client } = server;
+  const response = await withNonce(dpop, async () =>
+    oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), previous.refreshToken!, {
+        ...options(server, dpop, as.token_endpoint, signal),
+        additionalParameters: params,
+      }),
+    ),
+  );
+  return tokenSet(dpop, response, now, previous);
 }
 
 /** Keys that only an attack on object prototypes would send. */
@@ -240,10 +271,18 @@ export function toClaims<C extends Claims>(claims: oauth.UserInfoResponse): C {
   return claims as unknown as C;
 }
 
-/** GET userinfo with the access token and reads it (OIDC Core §5.3): JSON only, `sub` equal to the ID token's. */
-export async function fetchUserInfo<C extends Claims>(server: Server, tokens: TokenSet, signal?: AbortSignal): Promise<C> {
+/**
+ * GET userinfo with the access token and reads it (OIDC Core §5.3): JSON only, `sub` equal to the ID
+ * token's; a challenge is read as auth.fetch reads one (errors.ts).
+ */
+export async function fetchUserInfo<C extends Claims>(
+  server: Server,
+  dpop: Proof,
+  tokens: TokenSet,
+  signal?: AbortSignal,
+): Promise<C> {
   const { as, client } = server;
-  return withNonce(server, async () => {
+  const read = withNonce(dpop, async () => {
     // The same request userInfoRequest makes, through the resource request auth.fetch already uses.
     const response = await oauth.protectedResourceRequest(
       tokens.accessToken,
@@ -251,11 +290,14 @@ export async function fetchUserInfo<C extends Claims>(server: Server, tokens: To
       new URL(as.userinfo_endpoint!),
       new Headers({ accept: 'application/json' }),
       null,
-      options(server, as.userinfo_endpoint, signal),
+      options(server, dpop, as.userinfo_endpoint, signal),
     );
     // JSON only: oauth4webapi would parse any type, and take a JWT answer unsigned (OIDC Core §5.3.2).
     const type = response.headers.get('content-type')?.split(';')[0].trim().toLowerCase();
     if (response.ok && type !== 'application/json') throw new AuthError('invalid_response');
     return toClaims<C>(await oauth.processUserInfoResponse(as, client, tokens.subject ?? oauth.skipSubjectCheck, response));
+  });
+  return read.catch((err: unknown) => {
+    throw err instanceof oauth.WWWAuthenticateChallengeError ? toAuthError(err, dpop ? 'dpop' : 'bearer') : err;
   });
 }

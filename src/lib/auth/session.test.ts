@@ -1,6 +1,7 @@
 // Issue 3, "Keeping the session": expiry, refresh tokens, sign-out across tabs, restore after reload.
 // Time is fake (vi.useFakeTimers) so expiry is exact and nothing sleeps.
 import { describe, expect, it, vi } from 'vitest';
+import { appNames } from './storage';
 import { useAuthHarness, type Tab } from '../../testing/auth-harness';
 import {
   API_URL,
@@ -11,6 +12,7 @@ import {
   json,
   setPageUrl,
   unsignedIdToken,
+  NAMES,
 } from '../../testing/fake-idp';
 
 const h = useAuthHarness();
@@ -188,7 +190,7 @@ describe('sign-out', () => {
     // The module never navigates in the app (the app does), and sends nothing anywhere without endSessionUrl.
     expect(location.href).toBe(APP_URL);
     // Only the non-secret "signed out on purpose" mark stays, for prompt=login on the next sign-in.
-    expect(allStorage()).toBe('auth:hint=out');
+    expect(allStorage()).toBe(`${NAMES.key('hint')}=out`);
     await expectUnauthenticatedWithoutRequest(tab);
   });
 
@@ -197,7 +199,7 @@ describe('sign-out', () => {
     tab.auth.signOut();
     const signedOut = FakeBroadcastChannel.posted.filter(({ data }) => (data as { type: string }).type === 'signed-out');
     expect(signedOut).toHaveLength(1);
-    expect(signedOut[0].name).toBe('auth');
+    expect(signedOut[0].name).toBe(NAMES.channel);
   });
 
   it('signing out in one tab signs out the others at once: token dropped, requests aborted, no echo', async () => {
@@ -214,23 +216,29 @@ describe('sign-out', () => {
     expect(FakeBroadcastChannel.posted.filter(({ data }) => (data as { type: string }).type === 'signed-out')).toHaveLength(1);
   });
 
-  it('a "signed-out" message from another tab signs this one out; other messages do not', async () => {
+  it('a "signed-out" message naming this session signs this tab out; one without its id, or of another app, does not', async () => {
     const tab = await h.signIn();
-    const otherTab = new FakeBroadcastChannel('auth');
+    const id = (FakeBroadcastChannel.posted
+      .map(({ data }) => data as { type: string; session?: { id: string } })
+      .find((m) => m.type === 'offer')?.session?.id ?? '') as string;
+    const otherTab = new FakeBroadcastChannel(NAMES.channel);
     const otherApp = new FakeBroadcastChannel('something-else');
-    otherApp.postMessage({ type: 'signed-out' });
-    otherTab.postMessage({ type: 'hello' });
+    otherApp.postMessage({ app: NAMES.app, type: 'signed-out', id });
+    otherTab.postMessage({ app: NAMES.app, type: 'hello' });
     otherTab.postMessage('signed-out');
+    otherTab.postMessage({ app: NAMES.app, type: 'signed-out' });
+    otherTab.postMessage({ app: NAMES.app, type: 'signed-out', id: 'b'.repeat(43) });
+    otherTab.postMessage({ app: appNames('https://other.example', 'demo-spa').app, type: 'signed-out', id });
     await Promise.resolve();
     await Promise.resolve();
     expect(tab.state.status).toBe('signed-in');
-    otherTab.postMessage({ type: 'signed-out' });
+    otherTab.postMessage({ app: NAMES.app, type: 'signed-out', id });
     await vi.waitFor(() => expect(tab.state.status).toBe('signed-out'));
   });
 
   it('a page restored from the back/forward cache after a sign-out elsewhere shows nothing of the user', async () => {
     const tab = await h.signIn();
-    localStorage.removeItem('auth:hint'); // what the other tab's sign-out left behind
+    localStorage.removeItem(NAMES.key('hint')); // what the other tab's sign-out left behind
     const pageshow = new Event('pageshow');
     Object.defineProperty(pageshow, 'persisted', { value: true });
     window.dispatchEvent(pageshow);
@@ -296,7 +304,7 @@ describe('restore after a reload', () => {
 
   it('the hint is non-secret: "1", and nothing else is kept', async () => {
     await h.signIn();
-    expect(allStorage()).toBe('auth:hint=1');
+    expect(allStorage()).toBe(`${NAMES.key('hint')}=1`);
   });
 
   it('after a successful restore, the next reload restores again', async () => {
@@ -323,7 +331,7 @@ describe('restore after a reload', () => {
   it('a silent restore replaces the history entry instead of adding one; an interactive sign-in adds one', async () => {
     await h.startSignIn();
     expect(h.assign.mock.lastCall?.[1]).toBeFalsy();
-    localStorage.setItem('auth:hint', '1');
+    localStorage.setItem(NAMES.key('hint'), '1');
     await reload();
     expect(h.assign.mock.lastCall?.[1]).toBe(true);
   });

@@ -1,20 +1,27 @@
 // The authorization-code round trip, end to end: the request and its pending record on the way out;
 // on the way back, the response out of the URL first, checked against the pending record and
-// exchanged at most once (RFC 6749 §4.1, RFC 7636, RFC 9700 §2.1.2, §4.7).
-import { AuthError } from './errors';
-import type { BrowserPort } from './port';
+// exchanged at most once (RFC 6749 §4.1, RFC 7636, RFC 9700 §2.1.2, §4.7); and what a page load does
+// before it shows anything: complete a callback, join another tab's session, or restore silently.
 import type * as oauth from 'oauth4webapi';
+import { createKeys } from './dpop';
+import { AuthError, toAuthErrorOrShow } from './errors';
+import type { BrowserPort } from './port';
 import {
   authorizationRequest,
   exchangeCode,
   fetchUserInfo,
   type Claims,
   type PendingSignIn,
+  type Proof,
   type Server,
   type StepUp,
   type TokenSet,
 } from './protocol';
-import { savePending, takePending } from './storage';
+import { stepUpRequest, type StepUpOptions } from './scope';
+import type { Session } from './session';
+import type { AppStorage } from './storage';
+import type { Relay } from './tabs';
+import type { Held, Vault } from './vault';
 
 /** The authorization response taken from the URL. */
 export interface CallbackResponse {
@@ -26,6 +33,22 @@ export interface CallbackResponse {
   inFragment: boolean;
 }
 
+/** `scope`, `acr_values` and `max_age` make a step-up, checked after the callback (an AuthError's fields fit). */
+export interface SignInOptions extends StepUpOptions {
+  /** The app's own place to come back to: a same-origin path with its query; default the page's. */
+  returnTo?: string;
+}
+
+export interface StartOptions {
+  /** Where a silent restore comes back to; default the page's path and query. */
+  returnTo?: string;
+}
+
+export interface StartResult {
+  /** Set after a completed callback: the `returnTo` of its sign-in or restore. The app navigates there. */
+  returnTo?: string;
+}
+
 /** What an authorization response (RFC 6749 §4.1.2, RFC 9207, OIDC Session) or a smuggled token may carry. */
 const RESPONSE_PARAMS = ['code', 'state', 'iss', 'error', 'error_description', 'error_uri', 'session_state'];
 const TOKEN_PARAMS = ['access_token', 'id_token', 'token_type', 'expires_in'];
@@ -33,15 +56,29 @@ const isResponse = (params: URLSearchParams) => ['code', 'state', 'error', ...TO
 
 /** A code, state or issuer over this is nothing a real server sends (error text is cut for display instead). */
 const MAX_PARAM_CHARS = 8192;
+/** A reload may always restore; other loads (Back, stale callbacks) at most once this often. */
+const RESTORE_GUARD_MS = 60_000;
+/** Answers of a prompt=none restore that mean "not without the person": signed out, quietly. */
+const QUIET = ['cancelled', 'login_required', 'authorization_failed'];
+
+/** A same-origin path with its query: one leading slash, nothing that could leave the origin. */
+export function safeReturnTo(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length > 512 || !/^\/(?![/\\])/.test(value)) return undefined;
+  const url = new URL(value, 'https://app.invalid');
+  const normalized = url.pathname + url.search;
+  // Dot segments can normalise '/..//host' into '//host': check the result too.
+  return url.origin === 'https://app.invalid' && !/^\/[/\\]/.test(normalized) ? normalized : undefined;
+}
 
 /** Sends the person to the authorization endpoint; the pending record is the only way back in. */
 export async function beginSignIn(
   server: Server,
   browser: BrowserPort,
+  storage: Pick<AppStorage, 'savePending'>,
   request: { returnTo: string; prompt?: 'none' | 'login'; stepUp?: StepUp },
 ): Promise<void> {
   const { url, pending } = await authorizationRequest(server, { ...request, now: browser.now() });
-  savePending(browser, pending);
+  storage.savePending(pending);
   // A silent attempt replaces this history entry: Back never lands on it again.
   browser.go(url, request.prompt === 'none');
 }
@@ -76,19 +113,133 @@ export function checkShape({ params, inFragment }: CallbackResponse): void {
   if (inFragment || oversized) throw new AuthError('invalid_response');
 }
 
-/** Consumes the pending sign-in the callback answers; none matching means no token request at all. */
-export const pendingFor = ({ params }: CallbackResponse, browser: BrowserPort): PendingSignIn | undefined =>
-  takePending(browser, params.get('state'), browser.now());
-
 /** Validates the response, exchanges the code (its answer passed to `check`) and reads the claims with the new access token. */
 export async function completeSignIn<C extends Claims>(
   server: Server,
+  dpop: Proof,
   { params }: CallbackResponse,
   pending: PendingSignIn,
   now: number,
   signal: AbortSignal,
   check?: (response: oauth.TokenEndpointResponse) => void,
 ): Promise<{ tokens: TokenSet; user: C }> {
-  const tokens = await exchangeCode(server, params, pending, now, check);
-  return { tokens, user: await fetchUserInfo<C>(server, tokens, signal) };
+  const tokens = await exchangeCode(server, dpop, params, pending, now, check);
+  return { tokens, user: await fetchUserInfo<C>(server, dpop, tokens, signal) };
+}
+
+export interface SignInParts<C extends Claims> {
+  server: Server;
+  browser(): BrowserPort;
+  storage(): AppStorage;
+  state: Session<C>;
+  vault: Vault;
+  /** Makes `held` this tab's session (core.ts). */
+  signedIn(held: Held, user: C): void;
+  /** The other tabs of the app, loaded after the first paint. */
+  tabs(): Promise<Relay>;
+  /** completeSignIn with a step-up's checks (stepup.ts), loaded after the first paint. */
+  stepUp(): Promise<typeof completeSignIn>;
+  /** Bind tokens to a key of this page (RFC 9449). */
+  dpop: boolean;
+}
+
+/** What a page load and a sign-in do: start() and signIn() of an auth instance. */
+export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
+  const { server, browser, storage, state, vault, tabs } = parts;
+  const here = () => {
+    const { pathname, search } = new URL(browser().url());
+    return pathname + search;
+  };
+
+  async function redirect(returnTo: string, prompt?: 'none' | 'login', ask: StepUpOptions = {}) {
+    state.redirecting();
+    try {
+      // The page's listeners are on before it leaves: Back may bring it back from the back/forward cache.
+      await tabs();
+      // What a step-up added to the session stays asked for by this instance's later sign-ins.
+      const scope = vault.scope();
+      const stepUp = stepUpRequest(scope, ask) ?? (scope === server.scope ? undefined : { scope });
+      await beginSignIn(server, browser(), storage(), { returnTo, prompt, stepUp });
+    } catch (err) {
+      state.failed(
+        toAuthErrorOrShow(err, (bug) => state.failed(bug, returnTo)),
+        returnTo,
+      );
+    }
+  }
+
+  function restore(returnTo: string) {
+    storage().noteRestore(browser().now());
+    return redirect(returnTo, 'none');
+  }
+
+  /** A reload may always restore; other loads (Back, stale callbacks) at most once a minute. */
+  function mayRestore() {
+    const b = browser();
+    const s = storage();
+    return s.readHint() === 'had-session' && (b.reloaded() || b.now() - s.lastRestore() >= RESTORE_GUARD_MS);
+  }
+
+  async function complete(callback: CallbackResponse): Promise<StartResult> {
+    const b = browser();
+    const pending = storage().takePending(callback.params.get('state'), b.now());
+    const signal = vault.signal();
+    try {
+      checkShape(callback);
+      if (!pending) {
+        // Reload, Back, another tab or a forged link: never a token request.
+        if (mayRestore()) await restore(here());
+        else state.notice('unknown_transaction');
+        return {};
+      }
+      const { stepUp } = pending;
+      const finish = stepUp ? await parts.stepUp() : completeSignIn;
+      const { tokens, user } = await finish<C>(server, vault.dpop(), callback, pending, b.now(), signal);
+      // Signed out meanwhile: the sign-out decides what shows.
+      if (signal.aborted) return {};
+      storage().writeHint('had-session');
+      // A step-up's added scope stays the session's: its later grants for APIs ask for it.
+      parts.signedIn({ tokens, scope: stepUp?.scope ?? server.scope, keys: vault.keys() }, user);
+      // After the claims show: the waiting tabs sign in with this session.
+      void tabs().then((relay) => relay.signedIn());
+      return { returnTo: pending.returnTo };
+    } catch (e) {
+      if (signal.aborted) return {};
+      const err = toAuthErrorOrShow(e, (bug) => state.failed(bug, pending?.returnTo));
+      if (!pending?.silent || !QUIET.includes(err.code)) {
+        state.failed(err, pending?.returnTo);
+        return {};
+      }
+      storage().forgetHint();
+      state.signedOut();
+      return { returnTo: pending.returnTo };
+    }
+  }
+
+  /** The provider's sign-out coming back: only the `state` this tab sent confirms it (once). */
+  function signOutReturned(sent: string | null) {
+    if (storage().takeSignOut(sent)) state.signedOut();
+    else state.notice('unknown_signout');
+  }
+
+  return {
+    async start({ returnTo }: StartOptions = {}): Promise<StartResult> {
+      const b = browser();
+      // The key is made while the URL is read; only a DPoP client waits for it.
+      const key = parts.dpop ? createKeys() : undefined;
+      const callback = takeCallbackResponse(b, server.redirectUri);
+      if (key) vault.bind(await key);
+      // A response with only `state` is the provider's sign-out coming back, never a sign-in.
+      if (callback && [...callback.params.keys()].join() === 'state') signOutReturned(callback.params.get('state'));
+      else if (callback) return complete(callback).finally(() => void tabs());
+      // Another tab's session, when one answers: no round trip to the identity service.
+      else if (storage().readHint() === 'had-session' && (await (await tabs()).ask())) return {};
+      else if (mayRestore()) await restore(safeReturnTo(returnTo) ?? here());
+      else state.signedOut();
+      void tabs();
+      return {};
+    },
+    signIn: ({ returnTo, ...ask }: SignInOptions = {}) =>
+      redirect(safeReturnTo(returnTo) ?? here(), storage().readHint() === 'signed-out' ? 'login' : undefined, ask),
+  };
 }

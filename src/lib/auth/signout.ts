@@ -4,7 +4,7 @@ import * as oauth from 'oauth4webapi';
 import { requestOptions } from './http';
 import type { BrowserPort } from './port';
 import { MAX_PROTOCOL_BYTES, type Server, type TokenSet } from './protocol';
-import { saveSignOut } from './storage';
+import type { AppStorage } from './storage';
 
 /** Revokes a token (RFC 7009 §2.1) with its type hint; best effort, so a short timeout. */
 export async function revoke(server: Server, token: string, hint: 'refresh_token' | 'access_token'): Promise<void> {
@@ -51,9 +51,14 @@ export function revokeAll(server: Server, tokens: TokenSet): void {
 }
 
 /** Ends the provider's session with a form POST when it has an end-session endpoint; its `state` is kept to match the return once. */
-export function endSession(server: Server, browser: BrowserPort, idToken: string | undefined): void {
+export function endSession(
+  server: Server,
+  browser: BrowserPort,
+  idToken: string | undefined,
+  storage: Pick<AppStorage, 'saveSignOut'>,
+): void {
   const end = endSessionRequest(server, idToken);
   if (!end) return;
-  saveSignOut(browser, end.state);
+  storage.saveSignOut(end.state);
   browser.post(end.url, end.fields);
 }

@@ -2,7 +2,7 @@
 // sign-in a resource demands; after the callback the answer is checked, and a shortfall is step_up_failed.
 import { describe, expect, it } from 'vitest';
 import { useAuthHarness, type Tab } from '../../testing/auth-harness';
-import { APP_URL } from '../../testing/fake-idp';
+import { APP_URL, NAMES } from '../../testing/fake-idp';
 import { AuthError } from './errors';
 
 const h = useAuthHarness();
@@ -28,7 +28,7 @@ describe('the authorization request', () => {
     // Interactive, in this tab: never prompt=none, and the pending record knows what was asked.
     expect(sent.get('prompt')).toBeNull();
     expect(h.assign.mock.lastCall?.[1]).toBeFalsy();
-    expect(JSON.parse(sessionStorage.getItem('auth:tx')!).stepUp).toEqual({
+    expect(JSON.parse(sessionStorage.getItem(NAMES.key('tx'))!).stepUp).toEqual({
       scope: `${h.config.scope} notes.write`,
       added: 'notes.write openid',
       acr_values: 'urn:example:mfa urn:example:pwd',
@@ -40,7 +40,7 @@ describe('the authorization request', () => {
     const url = await stepUpFrom({ returnTo: '/x' });
     expect([url.searchParams.get('acr_values'), url.searchParams.get('max_age')]).toEqual([null, null]);
     expect(url.searchParams.get('scope')).toBe(h.config.scope);
-    expect(JSON.parse(sessionStorage.getItem('auth:tx')!)).not.toHaveProperty('stepUp');
+    expect(JSON.parse(sessionStorage.getItem(NAMES.key('tx'))!)).not.toHaveProperty('stepUp');
   });
 
   it.each([
@@ -124,8 +124,8 @@ describe('after the callback', () => {
 
   it('a pending step-up record that was tampered with is refused before any token request', async () => {
     const url = await stepUpFrom({ scope: 'notes.write' });
-    const record = JSON.parse(sessionStorage.getItem('auth:tx')!);
-    sessionStorage.setItem('auth:tx', JSON.stringify({ ...record, stepUp: { scope: 'a"b', max_age: '60' } }));
+    const record = JSON.parse(sessionStorage.getItem(NAMES.key('tx'))!);
+    sessionStorage.setItem(NAMES.key('tx'), JSON.stringify({ ...record, stepUp: { scope: 'a"b', max_age: '60' } }));
     const tokenRequests = h.idp.tokenRequests().length;
     const back = await approve(url);
     expect(back.state).toMatchObject({ status: 'error', error: { code: 'invalid_response' } });

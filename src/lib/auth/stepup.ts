@@ -1,10 +1,10 @@
 // Step-up: an interactive authorization that asks for more than the session has, a scope a resource
 // named (RFC 6750 §3.1) or a stronger or fresher sign-in (RFC 9470 §4), and the checks after the
-// callback that it got it. Loaded only by a sign-in that asks for one and by the callback that answers it.
+// callback that it got it. Loaded after the first paint (later.ts), with the callback that answers one.
 import * as oauth from 'oauth4webapi';
 import { AuthError } from './errors';
 import { maxAge, tokenList } from './scope';
-import type { Claims, PendingSignIn, Server, StepUp, TokenSet } from './protocol';
+import type { Claims, PendingSignIn, Proof, Server, StepUp, TokenSet } from './protocol';
 import { completeSignIn, type CallbackResponse } from './signin';
 
 /**
@@ -14,7 +14,7 @@ import { completeSignIn, type CallbackResponse } from './signin';
  * need not carry them: the token for the API is asked for them, and a refusal there is
  * `interaction_required`.
  */
-export function checkStepUp(stepUp: StepUp, response: oauth.TokenEndpointResponse, resources: string[] = []): void {
+export function checkStepUp(stepUp: StepUp, response: oauth.TokenEndpointResponse, resources: readonly string[] = []): void {
   const acr = oauth.getValidatedIdTokenClaims(response)?.acr;
   if (stepUp.acr_values && acr !== undefined && !stepUp.acr_values.split(' ').includes(acr as string)) {
     throw new AuthError('step_up_failed', { acr_values: stepUp.acr_values });
@@ -36,6 +36,7 @@ export function authTimeFailure(err: unknown, stepUp: StepUp): AuthError | undef
 /** completeSignIn for a callback that answers a step-up, with its checks: a shortfall is `step_up_failed`. */
 export async function completeStepUp<C extends Claims>(
   server: Server,
+  dpop: Proof,
   callback: CallbackResponse,
   pending: PendingSignIn,
   now: number,
@@ -49,7 +50,7 @@ export async function completeStepUp<C extends Claims>(
     (stepUp.max_age === undefined || (typeof stepUp.max_age === 'number' && maxAge(stepUp.max_age) !== undefined));
   if (!wellFormed) throw new AuthError('invalid_response');
   try {
-    return await completeSignIn<C>(server, callback, pending, now, signal, (response) =>
+    return await completeSignIn<C>(server, dpop, callback, pending, now, signal, (response) =>
       checkStepUp(stepUp, response, server.resources),
     );
   } catch (err) {

@@ -17,6 +17,7 @@ import {
   deferred,
   json,
   setPageUrl,
+  NAMES,
 } from '../../testing/fake-idp';
 import { AuthError } from './errors';
 import { ASK_MS } from './tabs';
@@ -55,7 +56,7 @@ describe('a new tab beside a signed-in one', () => {
     expect(h.assign.mock.calls.length).toBe(navigations);
     expect(await tokenOf(second)).toBe(await tokenOf(first));
     // Nothing of the session went to storage on the way.
-    expect(allStorage()).toBe('auth:hint=1');
+    expect(allStorage()).toBe(`${NAMES.key('hint')}=1`);
   });
 
   it('restores with prompt=none at once when no tab holds a session: no wait', async () => {
@@ -240,7 +241,7 @@ describe('when the lock holder is silent, gone or refused', () => {
   const sessionId = () =>
     (FakeBroadcastChannel.posted
       .map(({ data }) => data as { type: string; session?: { id: string } })
-      .find((m) => m.type === 'session')?.session?.id ?? '') as string;
+      .find((m) => m.type === 'offer')?.session?.id ?? '') as string;
 
   it('a follower waits a bounded time for a silent holder, then retries later instead of failing', async () => {
     vi.useFakeTimers();
@@ -290,7 +291,7 @@ describe('when the lock holder is silent, gone or refused', () => {
     await vi.advanceTimersByTimeAsync(60_000);
     const refreshes = h.idp.tokenRequests('refresh_token').length;
     const renewed = FakeBroadcastChannel.posted.length;
-    new FakeBroadcastChannel('auth').postMessage({ type: 'renew', id: sessionId(), expiresAt: 0 });
+    new FakeBroadcastChannel(NAMES.channel).postMessage({ app: NAMES.app, type: 'renew', id: sessionId(), expiresAt: 0 });
     await settle();
     const answers = FakeBroadcastChannel.posted
       .slice(renewed)
@@ -318,7 +319,7 @@ describe('browsers without Web Locks or BroadcastChannel', () => {
     await h.signIn();
     const port = h.port;
     onTestFinished(() => void (h.port = port));
-    h.port = () => ({ ...port(), channel: undefined });
+    h.port = () => ({ ...port(), channel: () => undefined });
     const tab = await openTab();
     expect(tab.state.status).toBe('redirecting');
     expect(new URL(h.lastNavigation()).searchParams.get('prompt')).toBe('none');
@@ -345,6 +346,7 @@ describe('messages on the channel', () => {
   const session = () => ({
     id: 'a'.repeat(43),
     tokens: { accessToken: 'at', refreshToken: 'rt', expiresAt: Date.now() + 60_000, subject: 'alice-sub' },
+    scope: 'openid',
     user: { sub: 'alice-sub' },
   });
 
@@ -355,19 +357,19 @@ describe('messages on the channel', () => {
       localStorage.clear();
       return openTab();
     })();
-    const hostile = new FakeBroadcastChannel('auth');
+    const hostile = new FakeBroadcastChannel(NAMES.channel);
     const sent = FakeBroadcastChannel.posted.length;
     for (const data of [
-      { type: 'session', session: { ...session(), tokens: undefined } },
-      { type: 'session', session: { ...session(), user: { sub: 'x'.repeat(300) } } },
-      { type: 'renewed', id: 'b'.repeat(43), tokens: session().tokens },
+      { type: 'offer', session: { ...session(), tokens: undefined } },
+      { type: 'offer', session: { ...session(), user: { sub: 'x'.repeat(300) } } },
+      { type: 'renewed', id: 'b'.repeat(43), sub: 'alice-sub', tokens: session().tokens },
       { type: 'ended', id: 'b'.repeat(43) },
       { type: 'renew', id: 'b'.repeat(43), expiresAt: 0 },
       { type: 'ask', from: '<script>' },
-      { type: 'session', session: { ...session(), id: 'x' } },
+      { type: 'offer', session: { ...session(), id: 'x' } },
       'x'.repeat(1_000_000),
     ]) {
-      hostile.postMessage(data);
+      hostile.postMessage(typeof data === 'string' ? data : { app: NAMES.app, ...data });
     }
     await settle();
     expect(tab.state).toEqual(before);
@@ -392,7 +394,7 @@ describe('with DPoP', () => {
     expect(a).toEqual(b);
     const shared = FakeBroadcastChannel.posted
       .map(({ data }) => data as { type: string; session?: { keys?: CryptoKeyPair } })
-      .find((m) => m.type === 'session')!.session!.keys!;
+      .find((m) => m.type === 'offer')!.session!.keys!;
     expect(shared.privateKey.extractable).toBe(false);
   });
 });

@@ -1,84 +1,81 @@
-// One session per browser, in memory only: the app's tabs share it over a BroadcastChannel. A starting
+// One session per browser, in memory only: the app's tabs relay it over a BroadcastChannel. A starting
 // tab asks the others and adopts their session instead of a round trip to the identity service; the
-// tab holding the session's Web Lock renews for all (one refresh token per browser, so rotation never
-// invalidates another tab's); sign-out reaches every tab. Tokens and keys travel only between the
-// origin's live tabs, never through storage. Loaded after the first paint: nothing here is on the sign-in path.
+// tab holding the session's Web Lock (the leader) makes every refresh-token grant for all, so one
+// refresh token serves every tab and rotation never spends another tab's; sign-out reaches every tab.
+// Each tab keeps its tokens in its own vault (vault.ts); the relay only carries what changes between
+// them, for its own app (storage.ts `appNames`) and the session's person. Loaded after the first paint.
 import * as oauth from 'oauth4webapi';
+import { parseMessage, type Body, type Shared } from './channel';
 import { AuthError, toAuthError, type AuthErrorCode } from './errors';
-import type { Core } from './core';
-import { exchange } from './exchange';
-import type { BrowserPort, Locks } from './port';
-import { readHint } from './storage';
-import { parseMessage, type Held, type Message, type Shared } from './channel';
-import type { Claims, ResourceParams, Server, TokenSet } from './protocol';
-import { refreshTokens } from './refresh';
+import type { Locks } from './port';
+import type { Claims, ResourceParams, TokenSet } from './protocol';
+import type { Session } from './session';
+import type { AppNames } from './storage';
+import { classify, type Grant, type Held, type Vault } from './vault';
 
 export type Channel = Pick<BroadcastChannel, 'postMessage' | 'addEventListener' | 'removeEventListener'>;
 
-export interface TabsParts<C extends Claims> {
+export interface RelayParts<C extends Claims> {
   channel?: Channel;
   locks?: Locks;
-  /** Tokens of this tab are DPoP-bound: a session without keys cannot be adopted, nor keys without DPoP. */
+  names: AppNames;
+  vault: Vault;
+  /** The session a view reads: whose it is, and whether this tab shows none. */
+  state: Session<C>;
+  /** Makes `held` this tab's session (core.ts). */
+  signedIn(held: Held, user: C): void;
+  /** The refresh-token grant at the token endpoint, which only the leader makes. */
+  endpoint: Grant;
+  /** Whether another tab may have this grant made for it: only what this instance asks for its own APIs. */
+  grantable(params: ResourceParams): boolean;
+  /** Another tab of this session signed out: so does this one, without revoking again. */
+  signedOut(): void;
+  /** Tokens are DPoP-bound: a session without keys cannot be adopted, nor keys without DPoP. */
   dpop: boolean;
-  /** How long a follower waits for the lock holder's renewal. */
+  /** How long a follower waits for the leader's grant. */
   timeoutMs: number;
-  /** This tab's session while it is signed in. */
-  held(): Held<C> | undefined;
-  /** This tab shows no session, so a sign-in in another tab signs it in. */
-  waiting(): boolean;
-  adopt(session: Held<C>): void;
-  /** Another tab renewed the tokens of this session. */
-  renewed(tokens: TokenSet): void;
-  /** Another tab's grant for an API (RFC 8707 §2.2) rotated the session's refresh token. */
-  rotated(refreshToken: string): void;
-  /** A grant for an API, asked for by another tab: made in turn with renewals, by the lock holder. */
-  exchange(extra: ResourceParams): Promise<TokenSet>;
-  /** The lock holder could not renew: the session ends here too. */
-  ended(err: AuthError): void;
-  /** Another tab signed out; `revoke` when the tokens here are not the ones that tab revoked. */
-  signedOut(revoke: boolean): void;
-  /** Renews now (single flight), for a follower whose token was refused. */
-  renew(): void;
-  /** The real refresh-token grant (RFC 6749 §6), which only the lock holder makes. */
-  refresh(current: TokenSet, signal: AbortSignal, extra?: ResourceParams): Promise<TokenSet>;
-  /** Renews if it is due: the tab that just took the lock may be taking over from one that closed. */
-  checkDue(): void;
+  now(): number;
 }
 
-const LOCK = 'auth:session:';
-/** How long a starting tab waits for the lock holder's answer before it restores on its own. */
+/** How long a starting tab waits for the leader's answer before it restores on its own. */
 export const ASK_MS = 500;
+/** A renewal other tabs ask for is made at most this often: a flood of `renew` messages costs one grant. */
+export const RENEW_ASKED_MS = 5_000;
 
-/** A grant's failure as a code for the asking tab; the grant lacking a scope needs the person (RFC 6749 §5.2). */
-function exchangeError(err: unknown): AuthErrorCode {
-  if (err instanceof oauth.ResponseBodyError && err.error === 'invalid_scope') return 'interaction_required';
+/** A grant's failure as a code for the asking tab, which classifies it as this tab would (vault.ts). */
+function failureCode(err: unknown): AuthErrorCode {
   try {
-    return toAuthError(err).code;
+    return classify(err) === 'interaction' ? 'interaction_required' : toAuthError(err).code;
   } catch {
     return 'invalid_response';
   }
 }
 
-const transient = (err: unknown) => ['timeout', 'unreachable', 'aborted'].includes(toAuthError(err).code);
+interface Waiter {
+  params?: ResourceParams;
+  settle(tokens?: TokenSet, err?: unknown): void;
+  /** This tab took the lock while waiting: it makes the grant itself. */
+  lead(): void;
+}
 
-export function createTabs<C extends Claims>(parts: TabsParts<C>) {
-  const { channel, locks } = parts;
+export function createRelay<C extends Claims>(parts: RelayParts<C>) {
+  const { channel, locks, names, vault, state } = parts;
   let id: string | undefined;
   let leading = false;
   // Leaves the lock's queue, or releases the lock when this tab holds it.
   let membership: AbortController | undefined;
+  let renewAskedAt = -Infinity;
   const asks = new Map<string, (adopted: boolean) => void>();
-  /** What this tab waits for from the lock holder: renewals (no `extra`) and grants for APIs, by request id. */
-  const waiting = new Map<string, { extra?: ResourceParams; settle(tokens?: TokenSet, err?: unknown): void; lead(): void }>();
-  const settleAll = (pick: (extra?: ResourceParams) => boolean, tokens?: TokenSet, err?: unknown) => {
-    for (const waiter of [...waiting.values()]) if (pick(waiter.extra)) waiter.settle(tokens, err);
-  };
+  /** The grants this tab waits for from the leader, by request id. */
+  const waiting = new Map<string, Waiter>();
 
-  const post = (message: Message<C>) => channel?.postMessage(message);
+  const post = (message: Body<C>) => channel?.postMessage({ ...message, app: names.app });
+  const person = () => state.session.current.user?.sub;
 
   function share(to?: string) {
-    const held = parts.held();
-    if (id && held) post({ type: 'session', to, session: { ...held, id } });
+    const held = vault.held();
+    const user = state.session.current.user;
+    if (id && held && user) post({ type: 'offer', to, session: { ...held, user, id } });
   }
 
   function leave() {
@@ -88,119 +85,129 @@ export function createTabs<C extends Claims>(parts: TabsParts<C>) {
     id = undefined;
   }
 
-  /** Joins session `next`: queues for its lock; the holder renews for every tab and answers new tabs. */
+  /** Joins session `next`: queues for its lock; the leader grants for every tab and answers new tabs. */
   function join(next: string) {
     leave();
     id = next;
     const member = (membership = new AbortController());
+    // A tab whose session ends (expiry, a refused token, another session) leaves it, and its lock goes
+    // to a tab that still has the session.
+    vault.signal().addEventListener('abort', () => member === membership && leave(), { once: true });
     if (!locks) {
       leading = true;
       return;
     }
     locks
-      .request(LOCK + next, { signal: member.signal }, () => {
+      .request(names.lock + next, { signal: member.signal }, () => {
         leading = true;
         for (const waiter of [...waiting.values()]) waiter.lead();
-        parts.checkDue();
+        vault.checkDue();
         return new Promise<void>((release) => member.signal.addEventListener('abort', () => release()));
       })
       // Left the queue before the lock came: nothing to do.
       .catch(() => {});
   }
 
-  function adopt(session: Shared<C>) {
-    parts.adopt(session);
-    join(session.id);
+  function adopt({ id: next, user, ...held }: Shared<C>) {
+    parts.signedIn(held, user);
+    join(next);
   }
 
   function onMessage({ data }: MessageEvent) {
-    const message = parseMessage<C>(data, parts.dpop);
+    const message = parseMessage<C>(data, { app: names.app, dpop: parts.dpop, now: parts.now() });
     if (!message) return;
+    // About this tab's session, and (where tokens travel) for its person.
+    const ours = id !== undefined && 'id' in message && message.id === id;
+    const forPerson = ours && 'sub' in message && message.sub === person();
     switch (message.type) {
       case 'ask':
-        // Only the lock holder answers: its tokens are the newest.
+        // Only the leader answers: its tokens are the newest.
         if (leading) share(message.from);
         return;
-      case 'session': {
-        // An answer to this tab's question, or a sign-in elsewhere that a tab without a session follows,
-        // as does a tab of the same person (a step-up's wider grant replaces the session everywhere).
+      case 'offer': {
         const asked = message.to === undefined ? undefined : asks.get(message.to);
-        const follows = parts.waiting() || parts.held()?.user.sub === message.session.user.sub;
-        if (asked || (message.to === undefined && follows)) adopt(message.session);
-        asked?.(true);
+        if (asked) {
+          adopt(message.session);
+          asked(true);
+        } else if (message.to === undefined && vault.tokens() && message.session.user.sub === person()) {
+          // The same person signed in again elsewhere (a step-up's wider grant): one session per browser.
+          adopt(message.session);
+        } else if (message.to === undefined && ['signed-out', 'expired'].includes(state.session.current.status)) {
+          // A sign-in elsewhere: a tab without a session asks for it, and adopts only the answer it asked for.
+          void ask();
+        }
         return;
       }
       case 'renew': {
-        const current = parts.held()?.tokens;
-        if (message.id !== id || !leading || !current) return;
-        // Renewed already: the follower only missed it. Otherwise renew now, once for every tab.
-        if (current.expiresAt > message.expiresAt) post({ type: 'renewed', id, tokens: current });
-        else parts.renew();
+        const current = vault.tokens();
+        if (!ours || !leading || !current) return;
+        // Renewed already: the asking tab only missed it. Otherwise renew once for every tab, and no more
+        // often than RENEW_ASKED_MS however many tabs ask.
+        if (current.expiresAt > message.expiresAt) post({ type: 'renewed', id: message.id, sub: person()!, tokens: current });
+        else if (parts.now() - renewAskedAt >= RENEW_ASKED_MS) {
+          renewAskedAt = parts.now();
+          void vault.renew(false);
+        }
         return;
       }
       case 'renewed': {
-        const current = parts.held()?.tokens;
-        if (message.id !== id || !current || message.tokens.expiresAt <= current.expiresAt) return;
-        const renewing = [...waiting.values()].some((waiter) => !waiter.extra);
-        if (renewing) settleAll((extra) => !extra, message.tokens);
-        else parts.renewed(message.tokens);
+        if (!forPerson) return;
+        const renewals = [...waiting.values()].filter((waiter) => !waiter.params);
+        if (renewals.length) for (const waiter of renewals) waiter.settle(message.tokens);
+        else vault.take(message.tokens);
         return;
       }
-      case 'exchange': {
-        if (message.id !== id || !leading) return;
-        const { from, extra } = message;
+      case 'grant': {
+        if (!ours || !leading || !parts.grantable(message.params)) return;
+        const { id: session, from } = message;
         const answer = (reply: { tokens?: TokenSet; error?: AuthErrorCode }) =>
-          message.id === id && post({ type: 'exchanged', id: message.id, to: from, ...reply });
-        parts.exchange(extra).then(
-          (tokens) => {
-            if (tokens.refreshToken && message.id === id) post({ type: 'rotated', id, refreshToken: tokens.refreshToken });
-            answer({ tokens });
-          },
-          (err: unknown) => answer({ error: exchangeError(err) }),
+          session === id && post({ type: 'granted', id: session, to: from, sub: person()!, ...reply });
+        vault.grant(message.params).then(
+          (tokens) => answer({ tokens }),
+          (err: unknown) => answer({ error: failureCode(err) }),
         );
         return;
       }
-      case 'exchanged': {
-        const waiter = message.id === id ? waiting.get(message.to) : undefined;
-        const scope = waiter?.extra && 'scope' in waiter.extra ? { scope: waiter.extra.scope } : {};
-        waiter?.settle(message.tokens, message.error && new AuthError(message.error, scope));
+      case 'granted': {
+        const waiter = forPerson ? waiting.get(message.to) : undefined;
+        waiter?.settle(message.tokens, message.error && new AuthError(message.error));
         return;
       }
       case 'rotated':
-        if (message.id === id) parts.rotated(message.refreshToken);
+        if (forPerson) vault.rotate(message.refreshToken);
         return;
       case 'ended':
-        if (message.id !== id) return;
-        leave();
-        if (waiting.size) settleAll(() => true, undefined, new AuthError('invalid_grant'));
-        else parts.ended(new AuthError('session_expired'));
+        // The leader's refresh token was refused: the session is over in every tab (waiting grants abort).
+        if (ours) vault.end(new AuthError('session_expired'));
         return;
-      case 'signed-out': {
-        const mine = id !== undefined && message.id === id;
+      case 'signed-out':
+        if (!ours) return;
         leave();
-        parts.signedOut(!mine);
-      }
+        parts.signedOut();
     }
   }
   channel?.addEventListener('message', onMessage);
 
-  /** The lock holder makes the grant and tells the others what changed. */
-  async function own(current: TokenSet, signal: AbortSignal, extra?: ResourceParams): Promise<TokenSet> {
+  /** The leader makes the grant and tells the others what changed. */
+  async function own(current: TokenSet, params: ResourceParams | undefined, signal: AbortSignal): Promise<TokenSet> {
     const session = id;
-    const mine = () => session !== undefined && session === id;
+    const sub = person();
+    const mine = () => session !== undefined && session === id && sub !== undefined;
     try {
-      const next = await parts.refresh(current, signal, extra);
-      if (mine() && !extra) post({ type: 'renewed', id: session!, tokens: next });
-      if (mine() && extra && next.refreshToken) post({ type: 'rotated', id: session!, refreshToken: next.refreshToken });
+      const next = await parts.endpoint(current, params, signal);
+      if (mine() && !params) post({ type: 'renewed', id: session!, sub: sub!, tokens: next });
+      if (mine() && params && next.refreshToken)
+        post({ type: 'rotated', id: session!, sub: sub!, refreshToken: next.refreshToken });
       return next;
     } catch (err) {
-      if (mine() && !extra && !transient(err)) post({ type: 'ended', id: session! });
+      // A renewal that failed for good ends the session here (vault.ts), and so everywhere.
+      if (mine() && !params && classify(err) !== 'transient') post({ type: 'ended', id: session! });
       throw err;
     }
   }
 
-  /** A follower asks the lock holder and waits, bounded; if the holder goes, this tab may take over. */
-  function follow(current: TokenSet, signal: AbortSignal, extra?: ResourceParams): Promise<TokenSet> {
+  /** A follower asks the leader and waits, bounded; if the leader goes, this tab may take over. */
+  function follow(current: TokenSet, params: ResourceParams | undefined, signal: AbortSignal): Promise<TokenSet> {
     const from = oauth.generateRandomState();
     return new Promise<TokenSet>((resolve, reject) => {
       const done = () => {
@@ -215,146 +222,60 @@ export function createTabs<C extends Claims>(parts: TabsParts<C>) {
         if (tokens) resolve(tokens);
         else reject(err);
       }
-      // The holder closed mid-grant and this tab took the lock: it makes the grant itself.
       const lead = () => {
         done();
-        own(current, signal, extra).then(resolve, reject);
+        own(current, params, signal).then(resolve, reject);
       };
-      waiting.set(from, { extra, settle, lead });
+      waiting.set(from, { params, settle, lead });
       signal.addEventListener('abort', stop);
-      post(extra ? { type: 'exchange', id: id!, from, extra } : { type: 'renew', id: id!, expiresAt: current.expiresAt });
+      post(params ? { type: 'grant', id: id!, from, params } : { type: 'renew', id: id!, expiresAt: current.expiresAt });
     });
   }
 
-  /** Every refresh-token grant of the session: made by the lock holder, so one refresh token serves every tab. */
-  const refresh = (current: TokenSet, signal: AbortSignal, extra?: ResourceParams) =>
-    leading || !id ? own(current, signal, extra) : follow(current, signal, extra);
+  /**
+   * Asks the other tabs for their session and adopts it; false at once when no tab holds a lock of this
+   * app's sessions, else after ASK_MS without an answer.
+   */
+  function ask(): Promise<boolean> {
+    if (!channel) return Promise.resolve(false);
+    const from = oauth.generateRandomState();
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => done(false), ASK_MS);
+      function done(adopted: boolean) {
+        clearTimeout(timer);
+        asks.delete(from);
+        resolve(adopted);
+      }
+      asks.set(from, done);
+      post({ type: 'ask', from });
+      // Asked at once, checked meanwhile: when no tab holds a session's lock, nobody will answer.
+      void locks?.query().then(({ held }) => {
+        if (asks.has(from) && !held?.some((lock) => lock.name?.startsWith(names.lock))) done(false);
+      });
+    });
+  }
 
   return {
-    /**
-     * Asks the other tabs for their session and adopts it; false at once when no tab holds a session's
-     * lock, else after ASK_MS without an answer.
-     */
-    ask(): Promise<boolean> {
-      if (!channel) return Promise.resolve(false);
-      const from = oauth.generateRandomState();
-      return new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => done(false), ASK_MS);
-        function done(adopted: boolean) {
-          clearTimeout(timer);
-          asks.delete(from);
-          resolve(adopted);
-        }
-        asks.set(from, done);
-        post({ type: 'ask', from });
-        // Asked at once, checked meanwhile: when no tab holds a session's lock, nobody will answer.
-        void locks?.query().then(({ held }) => {
-          if (asks.has(from) && !held?.some((lock) => lock.name?.startsWith(LOCK))) done(false);
-        });
-      });
-    },
-    /** This tab signed in: a new session for the browser, and the waiting tabs sign in with it. */
+    /** Every refresh-token grant of the session (the vault's `grant`): made by the leader for every tab. */
+    grant: ((current, params, signal) =>
+      leading || !id ? own(current, params, signal) : follow(current, params, signal)) as Grant,
+    ask,
+    /** This tab signed in: a new session for the browser, offered to the other tabs. */
     signedIn() {
       join(oauth.generateRandomState());
       share();
     },
-    /** This tab signed out: every tab of the session signs out without revoking again. */
+    /** This tab signs out: every tab of the session signs out without revoking again. */
     signedOut() {
-      post({ type: 'signed-out', id });
+      if (id) post({ type: 'signed-out', id });
       leave();
     },
-    refresh,
     destroy() {
       channel?.removeEventListener('message', onMessage);
-      settleAll(() => true, undefined, new AuthError('aborted'));
+      for (const waiter of [...waiting.values()]) waiter.settle(undefined, new AuthError('aborted'));
       leave();
     },
   };
 }
 
-export type Tabs = ReturnType<typeof createTabs>;
-
-/** What createAuth hands over for the tabs to work on: its port, server, session policy and keys. */
-export interface Instance<C extends Claims> {
-  port: BrowserPort;
-  dpop: boolean;
-  server: () => Server;
-  core: Core<C>;
-  useKeys(keys: CryptoKeyPair): void;
-  /** Signs this tab out after another did; `revoke` as in TabsParts. */
-  signedOut(revoke: boolean): void;
-}
-
-/**
- * The page's events that keep the session right: timers stall while a laptop sleeps (visibility,
- * online), and a page restored from the back/forward cache may show a redirect that never happened or
- * a person another tab signed out. Returns their removal.
- */
-function listen<C extends Claims>({ port, core, signedOut }: Instance<C>): () => void {
-  const { renewal, state } = core;
-  const checkDue = () => void renewal.checkDue();
-  const removers = [
-    port.listen('visibilitychange', checkDue),
-    port.listen('online', checkDue),
-    port.listen('pageshow', (event) => {
-      if (!(event as PageTransitionEvent).persisted) return checkDue();
-      // Back from the identity service: the redirect did not happen here.
-      state.redirectAbandoned();
-      // Restored after another tab signed out: show nothing of the person.
-      if (renewal.current() && readHint(port) !== 'had-session') signedOut(true);
-      else checkDue();
-    }),
-  ];
-  return () => removers.forEach((remove) => remove());
-}
-
-/**
- * createTabs wired to an auth instance, with the page's events: kept here, off the sign-in path,
- * rather than in auth.ts.
- */
-export function connectTabs<C extends Claims>(instance: Instance<C>): Tabs {
-  const { port, dpop, server, core, useKeys, signedOut } = instance;
-  const { renewal, state } = core;
-  const unlisten = listen(instance);
-  const tabs = createTabs<C>({
-    channel: port.channel,
-    locks: port.locks,
-    dpop,
-    timeoutMs: server().timeoutMs,
-    held() {
-      const tokens = renewal.current();
-      const { user } = state.session.current;
-      return tokens && user ? { tokens, user, keys: server().keys } : undefined;
-    },
-    waiting: () => ['signed-out', 'expired'].includes(state.session.current.status),
-    adopt(session) {
-      if (session.keys) useKeys(session.keys);
-      core.signedIn(session.tokens, session.user);
-    },
-    renewed(tokens) {
-      renewal.adopt(tokens);
-      state.renewed(tokens.expiresAt);
-    },
-    rotated(refreshToken) {
-      const tokens = renewal.current();
-      if (tokens) tokens.refreshToken = refreshToken;
-    },
-    exchange: (extra) =>
-      exchange(renewal, async (current, signal) => {
-        const result = await refreshTokens(server(), current, port.now(), signal, extra);
-        return { result, refreshToken: result.refreshToken };
-      }),
-    ended: renewal.expire,
-    signedOut,
-    renew: () => void renewal.renew(false),
-    refresh: (current, signal, extra) => refreshTokens(server(), current, port.now(), signal, extra),
-    checkDue: () => void renewal.checkDue(),
-  });
-  return {
-    ...tabs,
-    destroy() {
-      unlisten();
-      tabs.destroy();
-    },
-  };
-}
+export type Relay = ReturnType<typeof createRelay>;

@@ -64,15 +64,18 @@ export function createTestAuth<C extends Claims = StandardClaims>({
   const profile = { sub: 'test-user', ...user } as C;
   const start = status ?? (user ? 'signed-in' : 'signed-out');
   const core = createCore<C>({
-    server: () => ({ timeoutMs: 15_000 }),
+    client: { client_id: 'test-client' },
     network: (request) => answer(request, handler),
+    timeoutMs: 15_000,
+    scope: 'openid',
     // No refresh: a refused test token ends the session, as a token without a refresh token does in production.
     allowed: apiOrigins,
     base: () => globalThis.location?.href ?? NO_PAGE,
     now: Date.now,
     initial: sessionState<C>(start === 'signed-in' ? 'loading' : start, START_ERRORS[start] ?? null),
   });
-  const signIn = async () => core.signedIn({ accessToken: TEST_TOKEN, expiresAt: Date.now() + HOUR_MS }, profile);
+  const signIn = async () =>
+    core.signedIn({ tokens: { accessToken: TEST_TOKEN, expiresAt: Date.now() + HOUR_MS }, scope: 'openid' }, profile);
   if (start === 'signed-in') void signIn();
 
   return {
@@ -86,6 +89,6 @@ export function createTestAuth<C extends Claims = StandardClaims>({
     signOut: () => void core.signOut(),
     fetch: core.fetch,
     resource: core.resource,
-    destroy: () => void core.renewal.drop(),
+    destroy: () => void core.vault.drop(),
   };
 }

@@ -1,0 +1,59 @@
+// What follows the first paint, behind the module's one lazy seam (core.ts): the tabs that share the
+// session and the page's events, auth.fetch, sign-out at the identity service, and the step-up's checks.
+// Nothing here is on the sign-in path.
+import { isApiRequest, type ApiOptions } from './apis';
+import { listenPage } from './page';
+import type { BrowserPort } from './port';
+import { refreshTokens, type Claims, type Server } from './protocol';
+import type { Session } from './session';
+import type { AppNames, AppStorage } from './storage';
+import { createRelay, type Relay } from './tabs';
+import type { Held, Vault } from './vault';
+
+export { createAuthFetch } from './fetch';
+export { endSession, revokeAll } from './signout';
+export { completeStepUp } from './stepup';
+
+/** What an instance hands over for its tabs: its browser, names, server and session. */
+export interface Instance<C extends Claims> {
+  port: BrowserPort;
+  names: AppNames;
+  storage: AppStorage;
+  server: Server;
+  apis: ApiOptions[];
+  dpop: boolean;
+  vault: Vault;
+  state: Session<C>;
+  signedIn(held: Held, user: C): void;
+  /** Signs this tab out; `revoke` the tokens it holds unless another tab of the session revoked them. */
+  signOut(revoke: boolean): void;
+}
+
+/** The relay to the app's other tabs over the real token endpoint, and the page's events. */
+export function connectTabs<C extends Claims>(instance: Instance<C>): Relay {
+  const { port, names, server, vault, state } = instance;
+  const channel = port.channel(names.channel);
+  const relay = createRelay<C>({
+    channel,
+    locks: port.locks,
+    names,
+    vault,
+    state,
+    signedIn: instance.signedIn,
+    endpoint: (current, params, signal) => refreshTokens(server, vault.dpop(), current, port.now(), signal, params),
+    grantable: (params) => isApiRequest(instance.apis, params, vault.scope(), server.scope),
+    signedOut: () => instance.signOut(false),
+    dpop: instance.dpop,
+    timeoutMs: server.timeoutMs,
+    now: port.now,
+  });
+  const unlisten = listenPage({ port, vault, state, storage: instance.storage, signOut: () => instance.signOut(true) });
+  return {
+    ...relay,
+    destroy() {
+      unlisten();
+      relay.destroy();
+      channel?.close();
+    },
+  };
+}

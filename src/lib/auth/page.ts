@@ -1,0 +1,35 @@
+// The page's events that keep the session right: timers stall while a laptop sleeps (visibility,
+// online), and a page restored from the back/forward cache may show a redirect that never happened or
+// a person another tab signed out. Loaded after the first paint.
+import type { BrowserPort } from './port';
+import type { Claims } from './protocol';
+import type { Session } from './session';
+import type { AppStorage } from './storage';
+import type { Vault } from './vault';
+
+export interface PageParts<C extends Claims> {
+  port: Pick<BrowserPort, 'listen'>;
+  vault: Vault;
+  state: Session<C>;
+  storage: Pick<AppStorage, 'readHint'>;
+  /** Signs this tab out after another did while the page was in the cache, revoking what it holds. */
+  signOut(): void;
+}
+
+/** Listens to the page's events for the session; returns their removal. */
+export function listenPage<C extends Claims>({ port, vault, state, storage, signOut }: PageParts<C>): () => void {
+  const checkDue = () => void vault.checkDue();
+  const removers = [
+    port.listen('visibilitychange', checkDue),
+    port.listen('online', checkDue),
+    port.listen('pageshow', (event) => {
+      if (!(event as PageTransitionEvent).persisted) return checkDue();
+      // Back from the identity service: the redirect did not happen here.
+      state.redirectAbandoned();
+      // Restored after another tab signed out: show nothing of the person.
+      if (vault.tokens() && storage.readHint() !== 'had-session') signOut();
+      else checkDue();
+    }),
+  ];
+  return () => removers.forEach((remove) => remove());
+}

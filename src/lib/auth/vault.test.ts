@@ -1,0 +1,333 @@
+// The token vault on its own, over a fake clock and a scripted grant: when it renews, that every grant
+// runs in turn through one entry, how rotation and expiry apply, what a failed grant means, and what a
+// late answer does. (Through a whole instance: session and tabs tests.)
+import * as oauth from 'oauth4webapi';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AuthError } from './errors';
+import type { ResourceParams, TokenSet } from './protocol';
+import { classify, createVault, type Grant, type VaultParts } from './vault';
+
+let now: number;
+const tokens = (n: number, expiresIn = 100_000, subject = 'alice'): TokenSet => ({
+  accessToken: `at-${n}`,
+  refreshToken: `rt-${n}`,
+  expiresAt: now + expiresIn,
+  subject,
+});
+const NOTES = { resource: 'https://notes.example/', scope: 'notes.read' };
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  now = 1_000_000;
+});
+afterEach(() => vi.useRealTimers());
+
+function setup(grant?: Grant, more: Partial<VaultParts> = {}) {
+  const endpoint = grant && vi.fn(grant);
+  const parts = {
+    client: { client_id: 'spa' },
+    now: () => now,
+    scope: 'openid notes.read',
+    apis: { 'https://notes.example': NOTES },
+    grant: endpoint && (async () => endpoint),
+    renewed: vi.fn(),
+    ended: vi.fn(),
+    ...more,
+  };
+  const vault = createVault(parts);
+  return {
+    parts,
+    endpoint: endpoint!,
+    vault,
+    hold: (t: TokenSet, scope = 'openid notes.read') => vault.hold({ tokens: t, scope }),
+  };
+}
+
+describe('classify: what a failed grant means', () => {
+  it.each([
+    ['a timeout', new AuthError('timeout'), 'transient'],
+    ['an unreachable server', new AuthError('unreachable'), 'transient'],
+    ['an abort', new AuthError('aborted'), 'transient'],
+    ['a grant that needs the person', new AuthError('interaction_required'), 'interaction'],
+    ['a refused refresh token', new AuthError('invalid_grant'), 'refused'],
+    ['any other token error', new AuthError('token_error'), 'failed'],
+    ['an invalid answer', new AuthError('invalid_response'), 'failed'],
+  ])('%s', (_name, err, failure) => {
+    expect(classify(err)).toBe(failure);
+  });
+
+  it('from the token endpoint itself: invalid_scope needs the person, invalid_grant ends the session (RFC 6749 §5.2)', () => {
+    const answer = (error: string) =>
+      new oauth.ResponseBodyError('', { cause: { error }, response: new Response(null, { status: 400 }) });
+    expect(classify(answer('invalid_scope'))).toBe('interaction');
+    expect(classify(answer('invalid_grant'))).toBe('refused');
+    expect(classify(answer('invalid_target'))).toBe('failed');
+  });
+});
+
+describe('renewal', () => {
+  it('renews before expiry, not at once, and tells the session', async () => {
+    const { endpoint, vault, hold, parts } = setup(async () => tokens(2));
+    hold(tokens(1));
+    await vi.advanceTimersByTimeAsync(50_000);
+    expect(endpoint).not.toHaveBeenCalled();
+    now += 80_000;
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(endpoint).toHaveBeenCalledTimes(1);
+    expect(vault.tokens()?.accessToken).toBe('at-2');
+    expect(parts.renewed).toHaveBeenCalledWith(vault.tokens());
+  });
+
+  it('a timer that fires early (the clock says not yet) waits again instead of renewing', async () => {
+    const { endpoint, hold } = setup(async () => tokens(2));
+    hold(tokens(1));
+    // The timer fires, but the page's clock has not reached the renewal time (a clock change, a throttled tab).
+    await vi.advanceTimersByTimeAsync(80_000);
+    expect(endpoint).not.toHaveBeenCalled();
+    // It waits the remaining time by the page's clock, then renews.
+    now += 80_000;
+    await vi.advanceTimersByTimeAsync(80_000);
+    expect(endpoint).toHaveBeenCalledTimes(1);
+  });
+
+  it('concurrent renewals share one grant', async () => {
+    let answer!: (t: TokenSet) => void;
+    const { endpoint, vault, hold, parts } = setup(() => new Promise((resolve) => (answer = resolve)));
+    hold(tokens(1));
+    const both = Promise.all([vault.renew(true), vault.renew(true)]);
+    await Promise.resolve();
+    answer(tokens(2, 200_000));
+    expect(await both).toEqual([true, true]);
+    expect(endpoint).toHaveBeenCalledTimes(1);
+    expect(parts.renewed).toHaveBeenCalledTimes(1);
+  });
+
+  it('without a refresh token (or a grant), the session ends at expiry', async () => {
+    const { vault, hold, parts } = setup();
+    hold({ ...tokens(1, 10_000), refreshToken: undefined });
+    now += 10_000;
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(vault.tokens()).toBeUndefined();
+    expect(parts.ended).toHaveBeenCalledWith(undefined);
+  });
+
+  it('a network failure is tried again later while the token lasts; a refusal ends the session with its error', async () => {
+    const { endpoint, vault, hold, parts } = setup(async () => {
+      throw new AuthError('unreachable');
+    });
+    hold(tokens(1));
+    expect(await vault.renew(false)).toBe(false);
+    expect(vault.tokens()?.accessToken).toBe('at-1');
+    endpoint.mockRejectedValue(new AuthError('invalid_grant'));
+    now += 15_000;
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(endpoint).toHaveBeenCalledTimes(2);
+    expect(vault.tokens()).toBeUndefined();
+    expect(parts.ended).toHaveBeenCalledWith(expect.objectContaining({ code: 'invalid_grant' }));
+  });
+
+  it('a token a resource refused is not renewed later: a network failure then ends the session', async () => {
+    const { vault, hold, parts } = setup(async () => {
+      throw new AuthError('timeout');
+    });
+    hold(tokens(1));
+    expect(await vault.renew(true)).toBe(false);
+    expect(parts.ended).toHaveBeenCalledWith(expect.objectContaining({ code: 'timeout' }));
+  });
+
+  it('a failure that arrives after the session ended (signed out meanwhile) changes nothing', async () => {
+    let fail!: (e: unknown) => void;
+    const { vault, hold, parts } = setup(() => new Promise((_, reject) => (fail = reject)));
+    hold(tokens(1));
+    const renewing = vault.renew(true);
+    await Promise.resolve();
+    vault.drop();
+    fail(new AuthError('invalid_grant'));
+    expect(await renewing).toBe(false);
+    expect(parts.ended).not.toHaveBeenCalled();
+  });
+
+  it('an answer that arrives after the session ended is not taken; the grant saw its signal abort', async () => {
+    let answer!: (t: TokenSet) => void;
+    let signal!: AbortSignal;
+    const { vault, hold, parts } = setup((_c, _p, s) => ((signal = s), new Promise((resolve) => (answer = resolve))));
+    hold(tokens(1));
+    const renewing = vault.renew(true);
+    await Promise.resolve();
+    vault.drop();
+    expect(signal.aborted).toBe(true);
+    answer(tokens(2));
+    expect(await renewing).toBe(false);
+    expect(vault.tokens()).toBeUndefined();
+    expect(parts.renewed).not.toHaveBeenCalled();
+  });
+
+  it("take: only newer tokens, and only the session's person's", () => {
+    const { vault, hold, parts } = setup(async () => tokens(2));
+    hold(tokens(1));
+    expect(vault.take({ ...tokens(2, 50_000) })).toBe(false);
+    expect(vault.take({ ...tokens(2, 200_000), subject: 'mallory' })).toBe(false);
+    expect(vault.take({ ...tokens(2, 200_000), subject: undefined })).toBe(false);
+    expect(vault.tokens()?.accessToken).toBe('at-1');
+    expect(vault.take(tokens(3, 200_000))).toBe(true);
+    expect(vault.tokens()?.accessToken).toBe('at-3');
+    expect(parts.renewed).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('grants, one after another through one entry', () => {
+  it('a grant for an API waits for a renewal under way, then runs with the renewed refresh token', async () => {
+    let answer!: (t: TokenSet) => void;
+    const { endpoint, vault, hold } = setup((current, params) =>
+      params
+        ? Promise.resolve({ ...tokens(9), refreshToken: current.refreshToken })
+        : new Promise((resolve) => (answer = resolve)),
+    );
+    hold(tokens(1));
+    const renewing = vault.renew(true);
+    const token = vault.apiToken('https://notes.example');
+    await Promise.resolve();
+    expect(endpoint).toHaveBeenCalledTimes(1);
+    answer(tokens(2, 200_000));
+    expect(await renewing).toBe(true);
+    expect(await token).toBe('at-9');
+    expect(endpoint.mock.calls[1][0].refreshToken).toBe('rt-2');
+    expect(endpoint.mock.calls[1][1]).toEqual({ resource: NOTES.resource, scope: 'notes.read' });
+  });
+
+  it("a rotated refresh token becomes the session's; the access token stays", async () => {
+    const { vault, hold, parts } = setup(async () => ({ ...tokens(9), refreshToken: 'rt-new' }));
+    hold(tokens(1));
+    await vault.grant({ resource: NOTES.resource });
+    expect(vault.tokens()).toMatchObject({ accessToken: 'at-1', refreshToken: 'rt-new' });
+    expect(parts.renewed).not.toHaveBeenCalled();
+  });
+
+  it('a session that ended meanwhile: aborted, and nothing of the answer is kept', async () => {
+    let finish!: () => void;
+    const { vault, hold } = setup(async () => {
+      await new Promise<void>((resolve) => (finish = resolve));
+      return { ...tokens(9), refreshToken: 'rt-late' };
+    });
+    hold(tokens(1));
+    const granted = vault.grant({ resource: NOTES.resource });
+    await Promise.resolve();
+    vault.drop();
+    hold(tokens(5));
+    finish();
+    await expect(granted).rejects.toMatchObject({ code: 'aborted' });
+    expect(vault.tokens()?.refreshToken).toBe('rt-5');
+  });
+
+  it('without a session: unauthenticated; a failed grant does not block the next renewal', async () => {
+    const { endpoint, vault, hold } = setup(async () => tokens(2, 200_000));
+    await expect(vault.grant()).rejects.toMatchObject({ code: 'unauthenticated' });
+    hold(tokens(1));
+    endpoint.mockRejectedValueOnce(new AuthError('token_error'));
+    await expect(vault.grant({ resource: NOTES.resource })).rejects.toMatchObject({ code: 'token_error' });
+    expect(await vault.renew(true)).toBe(true);
+  });
+});
+
+describe('tokens for APIs', () => {
+  it('are cached per origin for the session, renewed once about to expire, forgotten when the session ends', async () => {
+    let n = 10;
+    const { endpoint, vault, hold } = setup(async () => tokens(n++, 100_000));
+    hold(tokens(1));
+    expect(await vault.apiToken('https://notes.example')).toBe('at-10');
+    expect(await vault.apiToken('https://notes.example')).toBe('at-10');
+    expect(endpoint).toHaveBeenCalledTimes(1);
+    now += 80_000;
+    expect(await vault.apiToken('https://notes.example')).toBe('at-11');
+    hold(tokens(2));
+    expect(await vault.apiToken('https://notes.example')).toBe('at-12');
+    expect(await vault.apiToken('https://elsewhere.example')).toBeUndefined();
+  });
+
+  it('a refused token is forgotten, only when it is the one cached', async () => {
+    let n = 10;
+    const { vault, hold } = setup(async () => tokens(n++));
+    hold(tokens(1));
+    expect(await vault.apiToken('https://notes.example')).toBe('at-10');
+    vault.forgetApiToken('https://notes.example', 'at-other');
+    expect(await vault.apiToken('https://notes.example')).toBe('at-10');
+    vault.forgetApiToken('https://notes.example', 'at-10');
+    expect(await vault.apiToken('https://notes.example')).toBe('at-11');
+  });
+
+  it('ask for what a step-up added to the session', async () => {
+    const { endpoint, vault, hold } = setup(async () => tokens(9));
+    hold(tokens(1), 'openid notes.read notes.write');
+    await vault.apiToken('https://notes.example');
+    expect(endpoint.mock.calls[0][1]).toEqual({
+      resource: NOTES.resource,
+      scope: 'notes.read notes.write',
+    } satisfies ResourceParams);
+  });
+
+  it('without a refresh token: interaction_required with the scope to ask; invalid_scope the same', async () => {
+    const { endpoint, vault, hold } = setup(async () => tokens(9));
+    hold({ ...tokens(1), refreshToken: undefined });
+    await expect(vault.apiToken('https://notes.example')).rejects.toMatchObject({
+      code: 'interaction_required',
+      scope: 'notes.read',
+    });
+    expect(endpoint).not.toHaveBeenCalled();
+    hold(tokens(2));
+    endpoint.mockRejectedValueOnce(
+      new oauth.ResponseBodyError('', { cause: { error: 'invalid_scope' }, response: new Response(null, { status: 400 }) }),
+    );
+    await expect(vault.apiToken('https://notes.example')).rejects.toMatchObject({ code: 'interaction_required' });
+    expect(vault.tokens()?.accessToken).toBe('at-2');
+  });
+
+  it('a refused refresh token ends the session: session_expired', async () => {
+    const { vault, hold, parts } = setup(async () => {
+      throw new AuthError('invalid_grant');
+    });
+    hold(tokens(1));
+    await expect(vault.apiToken('https://notes.example')).rejects.toMatchObject({ code: 'session_expired' });
+    expect(vault.tokens()).toBeUndefined();
+    expect(parts.ended).toHaveBeenCalledWith(expect.objectContaining({ code: 'invalid_grant' }));
+  });
+});
+
+describe('the session', () => {
+  it('ends here on its own, keeping what it held only to revoke it at sign-out', () => {
+    const { vault, hold, parts } = setup(async () => tokens(2));
+    hold(tokens(1));
+    const signal = vault.signal();
+    vault.end(new AuthError('session_expired'));
+    expect(signal.aborted).toBe(true);
+    expect(vault.tokens()).toBeUndefined();
+    expect(parts.ended).toHaveBeenCalledTimes(1);
+    vault.end();
+    expect(parts.ended).toHaveBeenCalledTimes(1);
+    expect(vault.drop()?.accessToken).toBe('at-1');
+    expect(vault.drop()).toBeUndefined();
+  });
+
+  it('has the scope it was granted, else the instance’s', () => {
+    const { vault, hold } = setup();
+    expect(vault.scope()).toBe('openid notes.read');
+    hold(tokens(1), 'openid notes.read notes.write');
+    expect(vault.scope()).toBe('openid notes.read notes.write');
+    vault.drop();
+    expect(vault.scope()).toBe('openid notes.read');
+  });
+
+  it("binds to this page's DPoP key, or to the key of a session adopted with its own", async () => {
+    const own = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']);
+    const adopted = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']);
+    const { vault } = setup();
+    expect(vault.dpop()).toBeUndefined();
+    vault.bind(own);
+    const handle = vault.dpop();
+    expect(handle).toBeDefined();
+    expect(vault.dpop()).toBe(handle);
+    expect(vault.keys()).toBe(own);
+    vault.hold({ tokens: tokens(1), scope: 'openid', keys: adopted });
+    expect(vault.keys()).toBe(adopted);
+    expect(vault.dpop()).not.toBe(handle);
+  });
+});

@@ -1,0 +1,273 @@
+// The token vault: the one owner of the session's tokens and their life. It holds the sign-in tokens and
+// the refresh token, the tokens for APIs (RFC 8707), the session's scope and DPoP key; makes every
+// refresh-token grant through one entry, in turn, as each may use and rotate the one refresh token;
+// renews before expiry; and decides in one place what a failed grant means. In memory only (RFC 10017
+// §6.3): nothing outside the auth module ever sees it.
+import { DPoP, type Client } from 'oauth4webapi';
+import { apiParams, apisByOrigin, type ApiOptions } from './apis';
+import { AuthError, toAuthError } from './errors';
+import type { Proof, ResourceParams, TokenSet } from './protocol';
+
+/** The session as the vault holds it, and as one tab hands it to another. */
+export interface Held {
+  tokens: TokenSet;
+  /** What the session was granted: the sign-in's scope and what step-ups added. */
+  scope: string;
+  /** The DPoP key pair the tokens are bound to (RFC 9449): non-extractable, and still so after cloning. */
+  keys?: CryptoKeyPair;
+}
+
+/** A refresh-token grant (RFC 6749 §6): a renewal without `params`, a token for one API with them (RFC 8707 §2.2). */
+export type Grant = (current: TokenSet, params: ResourceParams | undefined, signal: AbortSignal) => Promise<TokenSet>;
+
+/** What a failed grant means for the session. */
+export type Failure =
+  /** The network, a timeout or an abort: nothing is lost, a later grant may work. */
+  | 'transient'
+  /** Only the person can give what was asked, at the identity service (RFC 6749 §5.2 `invalid_scope`). */
+  | 'interaction'
+  /** The refresh token is refused (RFC 6749 §5.2 `invalid_grant`): the session cannot go on, in any tab. */
+  | 'refused'
+  /** Any other failure of this one grant. */
+  | 'failed';
+
+/** What a failed grant means: the one place this is decided, for this tab's grants and those of the lock holder. */
+export function classify(err: unknown): Failure {
+  const { code, oauthError } = toAuthError(err);
+  if (code === 'timeout' || code === 'unreachable' || code === 'aborted') return 'transient';
+  if (code === 'interaction_required' || oauthError === 'invalid_scope') return 'interaction';
+  return code === 'invalid_grant' ? 'refused' : 'failed';
+}
+
+export interface VaultParts {
+  client: Client;
+  now(): number;
+  /** What every sign-in of the instance asks for; a step-up widens the session's. */
+  scope: string;
+  /** APIs with tokens of their own, keyed by origin in any URL form. */
+  apis?: Record<string, ApiOptions>;
+  /** The refresh-token grant, loaded after the first paint; none: sessions end at expiry (the test kit). */
+  grant?(): Promise<Grant>;
+  /** The access token was renewed within the session. */
+  renewed(tokens: TokenSet): void;
+  /** The session ended without a sign-out; `error` is the grant's failure when one ended it. */
+  ended(error?: AuthError): void;
+}
+
+/** setTimeout fires at once for delays above 2^31-1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const RETRY_MS = 15_000;
+/** However short the token's life, renewals are at least this far apart: no tight loop. */
+const MIN_RENEW_DELAY_MS = 2_000;
+/** A token for an API is taken as expired this long before its end, or a fifth of its life when that is shorter. */
+const API_EARLY_MS = 30_000;
+
+interface ApiToken {
+  accessToken: string;
+  /** Epoch ms after which the next request gets a new one. */
+  renewAt: number;
+}
+
+export function createVault(parts: VaultParts) {
+  const { now } = parts;
+  const apis = apisByOrigin(parts.apis);
+  let held: Held | undefined;
+  /** What a session that ended on its own held: kept in memory only, to revoke it at sign-out. */
+  let ended: TokenSet | undefined;
+  /** This page's own DPoP key, for a sign-in made here. */
+  let ownKeys: CryptoKeyPair | undefined;
+  let proof: { keys: CryptoKeyPair; handle: NonNullable<Proof> } | undefined;
+  // Every request of the session carries this signal: the session's end aborts them, so late answers die.
+  let life = new AbortController();
+  let queue: Promise<unknown> | undefined;
+  let renewing: Promise<boolean> | undefined;
+  const apiTokens = new Map<string, { token: Promise<ApiToken>; value?: ApiToken }>();
+  let dueAt = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const scope = () => held?.scope ?? parts.scope;
+
+  function schedule(at: number) {
+    clearTimeout(timer);
+    dueAt = at;
+    timer = setTimeout(due, Math.min(Math.max(at - now(), 0), MAX_TIMER_MS));
+  }
+
+  /** Renewal shortly before expiry when a refresh token allows it, else the end at expiry. */
+  function plan({ expiresAt, refreshToken }: TokenSet) {
+    const start = now();
+    const renewAt = Math.max(start + MIN_RENEW_DELAY_MS, expiresAt - Math.min(60_000, (expiresAt - start) / 5));
+    schedule(refreshToken && parts.grant ? renewAt : expiresAt);
+  }
+
+  function due() {
+    if (!held) return;
+    if (now() < dueAt) return schedule(dueAt);
+    if (held.tokens.refreshToken && parts.grant) void renew(false);
+    else end();
+  }
+
+  /** Closes the current session: its requests are aborted, its tokens for APIs forgotten; returns its tokens. */
+  function finish(): TokenSet | undefined {
+    const had = held?.tokens;
+    held = undefined;
+    clearTimeout(timer);
+    life.abort();
+    life = new AbortController();
+    apiTokens.clear();
+    return had;
+  }
+
+  /** Tokens renewed within the session: only newer ones, and only the same person's (OIDC Core §12.2). */
+  function take(tokens: TokenSet): boolean {
+    const current = held?.tokens;
+    if (!current || tokens.expiresAt <= current.expiresAt || tokens.subject !== current.subject) return false;
+    held = { ...held!, tokens };
+    plan(tokens);
+    parts.renewed(tokens);
+    return true;
+  }
+
+  /** A refresh token rotated by a grant for an API (RFC 6749 §6): the access token stays as it is. */
+  function rotate(refreshToken: string) {
+    if (held) held = { ...held, tokens: { ...held.tokens, refreshToken } };
+  }
+
+  function end(error?: AuthError) {
+    const had = finish();
+    if (!had) return;
+    ended = had;
+    parts.ended(error);
+  }
+
+  /** Runs `task` once every earlier grant has settled; at once when none is under way. */
+  function serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = queue ? queue.then(task) : task();
+    const settled = (queue = run.catch(() => {}));
+    void settled.then(() => queue === settled && (queue = undefined));
+    return run;
+  }
+
+  /** Every refresh-token grant of the session, in turn; what it returns becomes the session's (rotation included). */
+  function grant(params?: ResourceParams): Promise<TokenSet> {
+    return serial(async () => {
+      const current = held?.tokens;
+      const { signal } = life;
+      if (!current) throw new AuthError('unauthenticated');
+      if (!current.refreshToken || !parts.grant) throw new AuthError('interaction_required');
+      const next = await (await parts.grant())(current, params, signal);
+      if (signal.aborted) throw new AuthError('aborted');
+      if (!params) take(next);
+      else if (next.refreshToken && next.refreshToken !== current.refreshToken) rotate(next.refreshToken);
+      return next;
+    });
+  }
+
+  async function renewal(rejected: boolean): Promise<boolean> {
+    const current = held?.tokens;
+    const { signal } = life;
+    if (!current) return false;
+    if (!current.refreshToken || !parts.grant) {
+      end();
+      return false;
+    }
+    try {
+      await grant();
+      return held?.tokens.accessToken !== current.accessToken;
+    } catch (err) {
+      if (signal.aborted) return false;
+      const retryAt = now() + RETRY_MS;
+      if (classify(err) === 'transient' && !rejected && retryAt < current.expiresAt) schedule(retryAt);
+      else end(toAuthError(err));
+      return false;
+    }
+  }
+
+  /** Renews now, once for every caller (single flight); `rejected`: a resource refused the token. True when new tokens arrived. */
+  function renew(rejected: boolean): Promise<boolean> {
+    renewing ??= renewal(rejected).finally(() => (renewing = undefined));
+    return renewing;
+  }
+
+  /** Gets a token for `api`; a refusal of the refresh token ends the session. */
+  async function obtain(api: ApiOptions): Promise<ApiToken> {
+    const { signal } = life;
+    const params = apiParams(api, scope(), parts.scope);
+    try {
+      const next = await grant(params);
+      const start = now();
+      return { accessToken: next.accessToken, renewAt: next.expiresAt - Math.min(API_EARLY_MS, (next.expiresAt - start) / 5) };
+    } catch (err) {
+      const failure = classify(err);
+      if (failure === 'interaction')
+        throw new AuthError('interaction_required', 'scope' in params ? { scope: params.scope } : {}, err);
+      if (failure !== 'refused') throw toAuthError(err);
+      // The refresh token is refused: it cannot renew the sign-in token either.
+      if (!signal.aborted) end(toAuthError(err));
+      throw new AuthError('session_expired', {}, err);
+    }
+  }
+
+  return {
+    /** The session, for another tab to adopt. */
+    held: () => held,
+    tokens: () => held?.tokens,
+    /** The scope the session was granted; the instance's own before any sign-in. */
+    scope,
+    /** Aborted when the session ends. */
+    signal: () => life.signal,
+    /** The DPoP key of the session, or of this page before a session (RFC 9449). */
+    keys: () => held?.keys ?? ownKeys,
+    /** The proof oauth4webapi signs with that key; undefined without DPoP. */
+    dpop(): Proof {
+      const keys = held?.keys ?? ownKeys;
+      if (!keys) return undefined;
+      if (proof?.keys !== keys) proof = { keys, handle: DPoP(parts.client, keys) };
+      return proof.handle;
+    },
+    /** This page's DPoP key, made at start. */
+    bind: (keys: CryptoKeyPair) => void (ownKeys = keys),
+    /** A new session: a sign-in, a step-up's wider grant, or one adopted from another tab. */
+    hold(next: Held) {
+      finish();
+      ended = undefined;
+      held = next;
+      plan(next.tokens);
+    },
+    take,
+    rotate,
+    renew,
+    grant,
+    /** The access token for `origin`'s API (undefined for an origin without one): kept until about to expire. */
+    async apiToken(origin: string): Promise<string | undefined> {
+      const api = apis.get(origin);
+      if (!api) return undefined;
+      let cached = apiTokens.get(origin);
+      if (!cached || (cached.value && now() >= cached.value.renewAt)) {
+        const entry: { token: Promise<ApiToken>; value?: ApiToken } = { token: obtain(api) };
+        entry.token.then(
+          (value) => (entry.value = value),
+          () => apiTokens.get(origin) === entry && apiTokens.delete(origin),
+        );
+        apiTokens.set(origin, (cached = entry));
+      }
+      return (await cached.token).accessToken;
+    },
+    /** Forgets `accessToken` for `origin` after its API refused it (`invalid_token`): the next request gets another. */
+    forgetApiToken(origin: string, accessToken: string) {
+      if (apiTokens.get(origin)?.value?.accessToken === accessToken) apiTokens.delete(origin);
+    },
+    /** The session ends here without a sign-out, e.g. a resource refused its renewed token. */
+    end,
+    /** Forgets the session (sign-out) and returns the tokens it held, live or ended on its own, for revocation. */
+    drop(): TokenSet | undefined {
+      const had = finish() ?? ended;
+      ended = undefined;
+      return had;
+    },
+    /** Timers stall while a laptop sleeps; call when the page comes back. */
+    checkDue: () => held && now() >= dueAt && due(),
+  };
+}
+
+export type Vault = ReturnType<typeof createVault>;
