@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { repoRoot, serveApp, type AppServer } from './static-server';
+import { repoRoot, serveApp, serveApps, type AppServer, type MountedApp } from './static-server';
 
 /** What idp/server.js startIdp() resolves to (see the team contract). */
 export interface Idp {
@@ -52,6 +52,20 @@ export interface StackOptions extends IdpOptions {
   extraConfig?: Record<string, unknown> | ((idp: Idp) => Record<string, unknown>);
 }
 
+/** The default config.json for an app signing in at `idp`, with `extraConfig` merged over it. */
+export function appConfig(idp: Idp, extraConfig: StackOptions['extraConfig']): Record<string, unknown> {
+  return {
+    accountUrl: idp.accountUrl,
+    authUrl: idp.authUrl,
+    clientId: idp.clientId,
+    apiOrigins: [idp.apiUrl],
+    apiUrl: idp.apiUrl + '/api/greeting',
+    // The demo API is a resource server (RFC 8707): its notes need a token for it, with notes.read.
+    apis: { [idp.apiUrl]: { resource: idp.apiUrl, scope: 'notes.read' } },
+    ...(typeof extraConfig === 'function' ? extraConfig(idp) : extraConfig),
+  };
+}
+
 /** Start app + provider; `extraConfig` is merged over the default config.json. */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const { extraConfig, ...idpOptions } = options;
@@ -63,16 +77,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     await app.close();
     throw err;
   }
-  const config: Record<string, unknown> = {
-    accountUrl: idp.accountUrl,
-    authUrl: idp.authUrl,
-    clientId: idp.clientId,
-    apiOrigins: [idp.apiUrl],
-    apiUrl: idp.apiUrl + '/api/greeting',
-    // The demo API is a resource server (RFC 8707): its notes need a token for it, with notes.read.
-    apis: { [idp.apiUrl]: { resource: idp.apiUrl, scope: 'notes.read' } },
-    ...(typeof extraConfig === 'function' ? extraConfig(idp) : extraConfig),
-  };
+  const config = appConfig(idp, extraConfig);
   app.setConfig(config);
   return {
     app,
@@ -82,4 +87,46 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await Promise.allSettled([app.close(), idp.close()]);
     },
   };
+}
+
+/** One app of a shared origin (startApps), with its own provider. */
+export interface MountedStack {
+  app: MountedApp;
+  idp: Idp;
+  config: Record<string, unknown>;
+}
+
+export interface AppsStack {
+  /** 'http://localhost:PORT', every app's origin. */
+  origin: string;
+  /** By mount path, e.g. apps['/a/']. */
+  apps: Record<string, MountedStack>;
+  close(): Promise<void>;
+}
+
+/**
+ * The built app at each mount path of one origin ('/a/', '/b/'), each with a provider of its own (its
+ * redirect URI the app's URL) and a config.json pointing at it; `options` per mount as for startStack.
+ */
+export async function startApps(options: Record<string, StackOptions>): Promise<AppsStack> {
+  const server = await serveApps(Object.keys(options));
+  const idps: Idp[] = [];
+  const close = async () => {
+    await Promise.allSettled([server.close(), ...idps.map((idp) => idp.close())]);
+  };
+  const apps: Record<string, MountedStack> = {};
+  try {
+    for (const [mount, { extraConfig, ...idpOptions }] of Object.entries(options)) {
+      const app = server.apps[mount];
+      const idp = await startIdp({ redirectUris: [app.url], ...idpOptions });
+      idps.push(idp);
+      const config = appConfig(idp, extraConfig);
+      app.setConfig(config);
+      apps[mount] = { app, idp, config };
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { origin: server.origin, apps, close };
 }

@@ -2,6 +2,7 @@
 // It behaves like a plain static host: files only, no SPA fallback (the app uses hash routes and its
 // callback is the root URL), the runtime config.json served from memory so each test file can point
 // the app at its own identity provider, and the same security headers every real deployment sends.
+// serveApps puts the same build at several paths of one origin, each with a config.json of its own.
 import { createServer, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -97,18 +98,49 @@ export async function serveOnLoopback(
   };
 }
 
-export async function serveApp(options: { dir?: string } = {}): Promise<AppServer> {
+/** One app of a server that serves the build at several paths (serveApps). */
+export interface MountedApp {
+  /** 'http://localhost:PORT/a/' — this app's URL, and its default redirect_uri. */
+  url: string;
+  /** Replace this app's config.json (and the CSP of its pages) on later requests. */
+  setConfig(config: Record<string, unknown>): void;
+}
+
+export interface AppsServer {
+  /** 'http://localhost:PORT', shared by every app of the server. */
+  origin: string;
+  /** The apps by mount path, e.g. apps['/a/']. */
+  apps: Record<string, MountedApp>;
+  close(): Promise<void>;
+}
+
+/** The mount whose path starts `pathname`, the longest if several do. */
+const mountOf = (mounts: string[], pathname: string) =>
+  mounts.filter((mount) => pathname.startsWith(mount)).sort((a, b) => b.length - a.length)[0];
+
+/**
+ * The same build at each of `mounts` ('/a/', '/b/') of one origin, as a host serving two deployments
+ * of the app side by side: each path has its own config.json and the CSP made from it, and the built
+ * files under it (the build's asset URLs are relative). Paths under no mount are 404.
+ */
+export async function serveApps(mounts: string[], options: { dir?: string } = {}): Promise<AppsServer> {
+  for (const mount of mounts) {
+    if (!/^\/([\w-]+\/)*$/.test(mount))
+      throw new TypeError(`serveApps: mount ${JSON.stringify(mount)} must be like '/' or '/a/'`);
+  }
   // APP_DIST lets a run test another build output without touching dist/.
   const root = path.resolve(options.dir ?? process.env.APP_DIST ?? path.join(repoRoot, 'dist'));
   if (!existsSync(path.join(root, 'index.html'))) {
     throw new Error(`${root}/index.html not found: build the app first (npx vite build; npm test does this)`);
   }
   const securityHeaders = await loadSecurityHeaders();
-  let config: Record<string, unknown> = {};
+  const configs = new Map<string, Record<string, unknown>>(mounts.map((mount) => [mount, {}]));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { pathname } = new URL(req.url ?? '/', 'http://localhost');
+    const mount = mountOf(mounts, pathname);
     // Computed per response because the CSP's connect-src follows the current config's origins.
-    const headers: Record<string, string> = { ...securityHeaders(config, { dev: false }) };
+    const headers: Record<string, string> = { ...securityHeaders(configs.get(mount) ?? {}, { dev: false }) };
     const send = (status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}) => {
       res.writeHead(status, { ...headers, 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...extra });
       res.end(req.method === 'HEAD' ? undefined : body);
@@ -116,26 +148,41 @@ export async function serveApp(options: { dir?: string } = {}): Promise<AppServe
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return send(405, 'text/plain; charset=utf-8', 'Method Not Allowed\n', { Allow: 'GET, HEAD' });
     }
-    const { pathname } = new URL(req.url ?? '/', 'http://localhost');
-    if (pathname === '/config.json') {
-      return send(200, TYPES['.json'], JSON.stringify(config), { 'Cache-Control': CONFIG_CACHE_CONTROL });
+    if (mount === undefined) return send(404, 'text/plain; charset=utf-8', 'Not Found\n');
+    // The path inside the mount, as the build's own files are laid out.
+    const inner = '/' + pathname.slice(mount.length);
+    if (inner === '/config.json') {
+      return send(200, TYPES['.json'], JSON.stringify(configs.get(mount)), { 'Cache-Control': CONFIG_CACHE_CONTROL });
     }
-    const file = resolveInside(root, pathname === '/' ? '/index.html' : pathname);
+    const file = resolveInside(root, inner === '/' ? '/index.html' : inner);
     const info = file ? await stat(file).catch(() => null) : null;
     if (!file || !info?.isFile()) return send(404, 'text/plain; charset=utf-8', 'Not Found\n');
     const type = TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
     const isIndex = path.basename(file) === 'index.html';
     // Vite's hashed assets never change; everything else is revalidated, index.html never cached.
-    const cache = isIndex ? 'no-store' : pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
+    const cache = isIndex ? 'no-store' : inner.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
     send(200, type, await readFile(file), { 'Cache-Control': cache });
   }
 
   // Hostile callbacks carry up to 100 KB of error_description in the URL; serve them like a lenient host.
   const server = await serveOnLoopback(handle, { maxHeaderSize: 256 * 1024 });
-  return {
-    ...server,
-    setConfig(next) {
-      config = { ...next };
-    },
-  };
+  const origin = new URL(server.url).origin;
+  const apps = Object.fromEntries(
+    mounts.map((mount): [string, MountedApp] => [
+      mount,
+      {
+        url: origin + mount,
+        setConfig(next) {
+          configs.set(mount, { ...next });
+        },
+      },
+    ]),
+  );
+  return { origin, apps, close: server.close };
+}
+
+/** The build at the root of its own origin: the app most tests use. */
+export async function serveApp(options: { dir?: string } = {}): Promise<AppServer> {
+  const { apps, close } = await serveApps(['/'], options);
+  return { ...apps['/'], close };
 }
