@@ -101,7 +101,7 @@ export async function readClaims(page: Page): Promise<Record<string, string>> {
  */
 export async function joined(page: Page) {
   await expect
-    .poll(() => page.evaluate(async () => (await navigator.locks.query()).held?.some((l) => l.name?.startsWith('auth:session:'))))
+    .poll(() => page.evaluate(async () => (await navigator.locks.query()).held?.some((l) => l.name?.startsWith('auth session '))))
     .toBe(true);
 }
 

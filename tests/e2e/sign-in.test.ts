@@ -1,5 +1,6 @@
 // Issue 2: the main path a person takes, and its first ways to go wrong.
 import { describe, expect, it } from 'vitest';
+import { appNames } from '../../src/lib/auth/storage';
 import { pageState } from '../support/browser';
 import { authorizeRequests, consent, login, tokenResponses } from '../support/flows';
 import { ALICE, readClaims, routeOf, signIn, useEnv } from './helpers';
@@ -34,7 +35,9 @@ describe('sign-in', () => {
 
     // Signed out stays signed out: no session hint is left (only the non-secret mark that makes the next
     // sign-in ask for an account), and a reload does not quietly sign in.
-    expect((await pageState(page)).localStorage).toEqual({ 'auth:hint': 'out' });
+    expect((await pageState(page)).localStorage).toEqual({
+      [appNames(env.stack.idp.issuer, env.stack.idp.clientId).key('hint')]: 'out',
+    });
     const authorizeBefore = authorizeRequests(log).length;
     await page.reload();
     await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
