@@ -37,8 +37,9 @@ const svelteRuntime = /[\\/]node_modules[\\/]svelte[\\/]src[\\/](?!internal[\\/]
 
 /**
  * Everything index.html loads statically (what a callback must download) as one chunk: split into
- * several, each file pays its own compression start and the names one exports to another (about 3 kB
- * here). Lazy routes and Svelte's runtime parts that only they use keep chunks of their own.
+ * several, each file pays its own compression start and the names one exports to another (the size
+ * section of docs/performance.md has the figure). Lazy routes and Svelte's runtime parts that only they
+ * use keep chunks of their own.
  */
 function signInPathChunk(): Plugin {
   const eager = new Set<string>();
@@ -91,10 +92,9 @@ const OAUTH_ERRORS = new Set([
 ]);
 
 /**
- * oauth4webapi explains every failure in a sentence: more than half its bytes, and half the sign-in
- * path's gzip. The app shows none of it: it branches on each error's class, `code` and `error`, which
- * stay, as does `cause`. Production builds drop the sentences, as Svelte's and React's do; development
- * and the tests run the library as published.
+ * oauth4webapi explains every failure in a sentence, for developers. The app shows none of it: it
+ * branches on each error's class, `code` and `error`, which stay, as does `cause`. Production builds
+ * drop the sentences, as Svelte's and React's do; development and the tests run the library as published.
  */
 const oauthErrorsWithoutProse: Plugin = {
   name: 'oauth-errors-without-prose',
@@ -143,12 +143,7 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: process.env.SIZE_MAP ? true : false,
     modulePreload: { polyfill: false },
-    // The app never logs (nothing it could log is safe to leave in a console); this also drops the
-    // libraries' development warnings from the production bundle.
-    rolldownOptions: {
-      treeshake: { moduleSideEffects: (id) => !svelteRuntime.test(id) },
-      output: { minify: { compress: { dropConsole: true } } },
-    },
+    rolldownOptions: { treeshake: { moduleSideEffects: (id) => !svelteRuntime.test(id) } },
   },
   resolve: {
     // The examples import the module by its package name, as an app that installed it would.

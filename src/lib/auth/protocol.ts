@@ -4,6 +4,7 @@
 import * as oauth from 'oauth4webapi';
 import { AuthError, toAuthError } from './errors';
 import { requestOptions, type Network } from './http';
+import type { StepUp } from './scope';
 
 /**
  * Everything a protocol step needs to know about the identity service and this client; fixed for the
@@ -23,17 +24,6 @@ export interface Server {
 
 /** The session's DPoP key as oauth4webapi uses it (RFC 9449), when tokens are bound to one. */
 export type Proof = oauth.DPoPHandle | undefined;
-
-/** What a step-up asked for: every scope requested, and the sign-in it demands (OIDC Core §3.1.2.1). */
-export interface StepUp {
-  /** The whole scope requested: the session's plus `added`. */
-  scope: string;
-  /** The scope the step-up was for, which the grant must cover. */
-  added?: string;
-  acr_values?: string;
-  /** Seconds. */
-  max_age?: number;
-}
 
 /** A sign-in on its way: what the callback is checked and exchanged against, kept single-use per tab (storage.ts). */
 export interface PendingSignIn {

@@ -1,7 +1,5 @@
 // Scope and step-up values (RFC 6749 §3.3, RFC 9470 §3, OIDC Core §3.1.2.1): their validation and the
 // sign-in that asks for more. Every value here may come from a resource server or from storage.
-import type { StepUp } from './protocol';
-
 /** A scope (or acr_values) list longer than this is no real server's: it is dropped, not cut. */
 const MAX_LIST_CHARS = 512;
 /** A `max_age` above a year asks for nothing a session does not already meet: dropped as nonsense. */
@@ -24,6 +22,17 @@ export function maxAge(value: unknown): number | undefined {
 /** Each scope token of the lists once, in order of appearance. */
 export const unionScope = (...lists: (string | undefined)[]): string =>
   [...new Set(lists.join(' ').split(' '))].filter(Boolean).join(' ');
+
+/** What a step-up asked for: every scope requested, and the sign-in it demands (OIDC Core §3.1.2.1). */
+export interface StepUp {
+  /** The whole scope requested: the session's plus `added`. */
+  scope: string;
+  /** The scope the step-up was for, which the grant must cover. */
+  added?: string;
+  acr_values?: string;
+  /** Seconds. */
+  max_age?: number;
+}
 
 /** What `signIn()` may ask beyond a plain sign-in; the names are the authorization parameters' (OIDC Core §3.1.2.1). */
 export interface StepUpOptions {

@@ -14,10 +14,9 @@ import {
   type PendingSignIn,
   type Proof,
   type Server,
-  type StepUp,
   type TokenSet,
 } from './protocol';
-import { stepUpRequest, type StepUpOptions } from './scope';
+import { stepUpRequest, type StepUp, type StepUpOptions } from './scope';
 import type { Session } from './session';
 import type { AppStorage } from './storage';
 import type { Relay } from './tabs';

@@ -3,8 +3,8 @@
 // callback that it got it. Loaded after the first paint (later.ts), with the callback that answers one.
 import * as oauth from 'oauth4webapi';
 import { AuthError } from './errors';
-import { maxAge, tokenList } from './scope';
-import type { Claims, PendingSignIn, Proof, Server, StepUp, TokenSet } from './protocol';
+import type { Claims, PendingSignIn, Proof, Server, TokenSet } from './protocol';
+import { maxAge, tokenList, type StepUp } from './scope';
 import { completeSignIn, type CallbackResponse } from './signin';
 
 /**

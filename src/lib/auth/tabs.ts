@@ -85,8 +85,11 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
     id = undefined;
   }
 
-  /** Joins session `next`: queues for its lock; the leader grants for every tab and answers new tabs. */
-  function join(next: string) {
+  /**
+   * Joins session `next`: queues for its lock; the leader grants for every tab and answers new tabs.
+   * `leads` runs once this tab holds the lock.
+   */
+  function join(next: string, leads?: () => void) {
     leave();
     id = next;
     const member = (membership = new AbortController());
@@ -95,13 +98,14 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
     vault.signal().addEventListener('abort', () => member === membership && leave(), { once: true });
     if (!locks) {
       leading = true;
-      return;
+      return leads?.();
     }
     locks
       .request(names.lock + next, { signal: member.signal }, () => {
         leading = true;
         for (const waiter of [...waiting.values()]) waiter.lead();
         vault.checkDue();
+        leads?.();
         return new Promise<void>((release) => member.signal.addEventListener('abort', () => release()));
       })
       // Left the queue before the lock came: nothing to do.
@@ -260,10 +264,9 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
     grant: ((current, params, signal) =>
       leading || !id ? own(current, params, signal) : follow(current, params, signal)) as Grant,
     ask,
-    /** This tab signed in: a new session for the browser, offered to the other tabs. */
+    /** This tab signed in: a new session for the browser, offered to the other tabs once it leads, so it answers their asks. */
     signedIn() {
-      join(oauth.generateRandomState());
-      share();
+      join(oauth.generateRandomState(), () => share());
     },
     /** This tab signs out: every tab of the session signs out without revoking again. */
     signedOut() {
