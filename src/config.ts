@@ -2,10 +2,10 @@
 // without a rebuild, validated before anything else runs, and mapped onto the auth module's options.
 import { getContext, setContext } from 'svelte';
 import type { AuthOptions } from './lib/auth';
-import { ConfigError, parseConfig, serverEndpoints, type AppConfig } from '../scripts/config-rules.js';
+import { ConfigError, parseConfig, serverEndpoints, type AppConfig } from './config-rules.js';
 
-// The rules live beside scripts/check-config.js, which checks a deployment's file against them.
-export { ConfigError, DEFAULT_SCOPE, parseConfig, type AppConfig } from '../scripts/config-rules.js';
+// The rules are plain JavaScript, so scripts/check-config.js checks a deployment's file against them too.
+export { ConfigError, DEFAULT_SCOPE, parseConfig, type AppConfig } from './config-rules.js';
 
 /** Fetches and validates config.json (preloaded by index.html, so this usually costs no round trip). */
 export async function loadConfig(appUrl = location.href): Promise<AppConfig> {

@@ -1,6 +1,7 @@
-// The rules of config.json, in one place for the app (src/config.ts, which runs them at start-up) and
-// the deployment check (scripts/check-config.js), so a file the check passes is one the app accepts.
-// Plain JavaScript with JSDoc types: Node runs it as it is, Vite bundles it into the app.
+// The rules of config.json: the app's own (src/config.ts runs them at start-up), which the deployment
+// tools apply too (scripts/check-config.js, scripts/security-headers.js), so a file the check passes is
+// one the app accepts. Plain JavaScript with JSDoc types: Node runs it as it is, Vite bundles it into
+// the app; it imports nothing, so the app never reaches outside src/.
 
 /**
  * @typedef {object} AppConfig
