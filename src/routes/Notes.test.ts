@@ -272,4 +272,55 @@ describe('a write whose per-API token needs consent first', () => {
     expect(JSON.parse(sessionStorage.getItem('notes:draft')!)).toEqual({ sub: 'alice', title: 'Plan', body: 'Tea at four' });
     expect(api.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
   });
+
+  it('interaction_required without a scope: asks for consent, with a sign-in for nothing more', async () => {
+    const { auth } = renderNotes((request) =>
+      request.method === 'POST' ? Promise.reject(new AuthError('interaction_required')) : undefined,
+    );
+    const signIn = vi.spyOn(auth, 'signIn');
+    await screen.findByRole('button', { name: 'Welcome' });
+    await addNote('Plan', 'Tea at four');
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('consent for this API');
+    await fireEvent.click(within(alert).getByRole('button', { name: 'Grant access' }));
+    expect(signIn).toHaveBeenCalledExactlyOnceWith({ returnTo: '/notes' });
+  });
+});
+
+describe('what no sign-in mends, and a write that wants a recent sign-in (RFC 9470)', () => {
+  it('insufficient_scope without a scope to ask for is an error, with no Grant access', async () => {
+    renderNotes((request) =>
+      request.method === 'POST'
+        ? Promise.resolve(
+            new Response(null, { status: 403, headers: { 'www-authenticate': 'Bearer error="insufficient_scope"' } }),
+          )
+        : undefined,
+    );
+    await screen.findByRole('button', { name: 'Welcome' });
+    await addNote('Plan', 'Tea at four');
+    expect((await screen.findByRole('alert')).textContent).toContain('The note was not saved (insufficient_scope, HTTP 403)');
+    expect(screen.queryByRole('button', { name: 'Grant access' })).toBeNull();
+  });
+
+  it('insufficient_user_authentication: Sign in again asks for a sign-in within max_age, keeping the draft', async () => {
+    sessionStorage.clear();
+    const { auth } = renderNotes((request) =>
+      request.method === 'POST'
+        ? Promise.resolve(
+            new Response(null, {
+              status: 401,
+              headers: { 'www-authenticate': 'Bearer error="insufficient_user_authentication", max_age=60' },
+            }),
+          )
+        : undefined,
+    );
+    const signIn = vi.spyOn(auth, 'signIn');
+    await screen.findByRole('button', { name: 'Welcome' });
+    await addNote('Plan', 'Tea at four');
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('Saving needs a more recent sign-in');
+    await fireEvent.click(within(alert).getByRole('button', { name: 'Sign in again' }));
+    expect(signIn).toHaveBeenCalledExactlyOnceWith({ max_age: 60, returnTo: '/notes' });
+    expect(JSON.parse(sessionStorage.getItem('notes:draft')!)).toMatchObject({ title: 'Plan', body: 'Tea at four' });
+  });
 });
