@@ -2,9 +2,10 @@
 import '@testing-library/svelte/vitest';
 import { fireEvent, screen, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { AuthError } from '../lib/auth';
 import { createTestAuth, TEST_TOKEN } from '../lib/auth/testing';
+import { CLAIMS_KEY, DRAFT_LIFE_MS } from '../lib/draft';
 import { ALICE, API_ORIGIN, renderView, testConfig } from '../testing/render';
 import Notes from './Notes.svelte';
 
@@ -66,6 +67,32 @@ function later() {
   const response = new Promise<Response>((resolve) => (release = resolve));
   return { response, release };
 }
+
+/** Puts a draft where the view keeps one, as it keeps it: `record` on top of Alice's "Plan", kept now. */
+function keepDraft(record: Record<string, unknown> = {}) {
+  const draft = {
+    id: crypto.randomUUID(),
+    sub: 'alice',
+    at: Date.now(),
+    fields: { title: 'Plan', body: 'Tea at four' },
+    ...record,
+  };
+  sessionStorage.setItem('notes:draft', JSON.stringify(draft));
+  return draft;
+}
+
+/** The draft in storage, as the view kept it. */
+const keptDraft = () => JSON.parse(sessionStorage.getItem('notes:draft')!);
+
+/** What a Grant access keeps: the form's fields, whose they are, when, and a fresh id. */
+const PLAN = { id: expect.any(String), sub: 'alice', at: expect.any(Number), fields: { title: 'Plan', body: 'Tea at four' } };
+
+const posts = (api: { requests: Request[] }) => api.requests.filter((r) => r.method === 'POST');
+
+beforeEach(() => {
+  sessionStorage.clear();
+  localStorage.clear();
+});
 
 const list = () => screen.getByRole('list');
 const article = () => screen.findByRole('article', { name: 'Selected note' });
@@ -185,19 +212,19 @@ describe('Notes', () => {
   });
 });
 
-describe('a write the sign-in does not allow (RFC 6750 §3.1)', () => {
-  const insufficientScope = (request: Request) =>
-    request.method === 'POST'
-      ? Promise.resolve(
-          new Response(null, {
-            status: 403,
-            headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="notes.write"' },
-          }),
-        )
-      : undefined;
+/** The demo API's answer to a POST when the token lacks notes.write. */
+const insufficientScope = (request: Request) =>
+  request.method === 'POST'
+    ? Promise.resolve(
+        new Response(null, {
+          status: 403,
+          headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="notes.write"' },
+        }),
+      )
+    : undefined;
 
+describe('a write the sign-in does not allow (RFC 6750 §3.1)', () => {
   it('names the missing permission; Grant access keeps the draft and asks for it, returning here', async () => {
-    sessionStorage.clear();
     const { auth } = renderNotes(insufficientScope);
     const signIn = vi.spyOn(auth, 'signIn');
     await screen.findByRole('button', { name: 'Welcome' });
@@ -208,12 +235,12 @@ describe('a write the sign-in does not allow (RFC 6750 §3.1)', () => {
     expect(alert.textContent).toContain('notes.write');
     await fireEvent.click(within(alert).getByRole('button', { name: 'Grant access' }));
     expect(signIn).toHaveBeenCalledExactlyOnceWith({ scope: 'notes.write', returnTo: '/notes' });
-    expect(JSON.parse(sessionStorage.getItem('notes:draft')!)).toEqual({ sub: 'alice', title: 'Plan', body: 'Tea at four' });
+    expect(keptDraft()).toEqual(PLAN);
     expect(JSON.stringify(sessionStorage)).not.toContain(TEST_TOKEN);
   });
 
   it('back with the permission, the draft is saved once, by itself, and leaves storage', async () => {
-    sessionStorage.setItem('notes:draft', JSON.stringify({ sub: 'alice', title: 'Plan', body: 'Tea at four' }));
+    keepDraft();
     const { api } = renderNotes();
     await screen.findByRole('button', { name: 'Plan' });
     const posts = api.requests.filter((r) => r.method === 'POST');
@@ -223,7 +250,7 @@ describe('a write the sign-in does not allow (RFC 6750 §3.1)', () => {
   });
 
   it('refused again after the grant: an error with the draft still in the form, and no redirect on its own', async () => {
-    sessionStorage.setItem('notes:draft', JSON.stringify({ sub: 'alice', title: 'Plan', body: 'Tea at four' }));
+    keepDraft();
     const { auth, api } = renderNotes(insufficientScope);
     const signIn = vi.spyOn(auth, 'signIn');
     const alert = await screen.findByRole('alert');
@@ -236,7 +263,7 @@ describe('a write the sign-in does not allow (RFC 6750 §3.1)', () => {
   });
 
   it("another person's draft (an account switch at the identity service) is dropped, never saved", async () => {
-    sessionStorage.setItem('notes:draft', JSON.stringify({ sub: 'bob', title: 'Plan', body: 'Tea at four' }));
+    keepDraft({ sub: 'bob' });
     const { api } = renderNotes();
     await screen.findByRole('button', { name: 'Welcome' });
     await tick();
@@ -246,7 +273,7 @@ describe('a write the sign-in does not allow (RFC 6750 §3.1)', () => {
   });
 
   it('a draft that is not one (hand-edited storage) is dropped, never saved', async () => {
-    sessionStorage.setItem('notes:draft', '{"sub":"alice","title":1}');
+    keepDraft({ fields: { title: 1 } });
     const { api } = renderNotes();
     await screen.findByRole('button', { name: 'Welcome' });
     await tick();
@@ -257,7 +284,6 @@ describe('a write the sign-in does not allow (RFC 6750 §3.1)', () => {
 
 describe('a write whose per-API token needs consent first', () => {
   it('interaction_required: names the scope and Grant access asks for it, keeping the draft', async () => {
-    sessionStorage.clear();
     const { auth, api } = renderNotes((request) =>
       request.method === 'POST' ? Promise.reject(new AuthError('interaction_required', { scope: 'notes.write' })) : undefined,
     );
@@ -269,7 +295,7 @@ describe('a write whose per-API token needs consent first', () => {
     expect(signIn).not.toHaveBeenCalled();
     await fireEvent.click(within(alert).getByRole('button', { name: 'Grant access' }));
     expect(signIn).toHaveBeenCalledExactlyOnceWith({ scope: 'notes.write', returnTo: '/notes' });
-    expect(JSON.parse(sessionStorage.getItem('notes:draft')!)).toEqual({ sub: 'alice', title: 'Plan', body: 'Tea at four' });
+    expect(keptDraft()).toEqual(PLAN);
     expect(api.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
   });
 
@@ -303,7 +329,6 @@ describe('what no sign-in mends, and a write that wants a recent sign-in (RFC 94
   });
 
   it('insufficient_user_authentication: Sign in again asks for a sign-in within max_age, keeping the draft', async () => {
-    sessionStorage.clear();
     const { auth } = renderNotes((request) =>
       request.method === 'POST'
         ? Promise.resolve(
@@ -321,6 +346,74 @@ describe('what no sign-in mends, and a write that wants a recent sign-in (RFC 94
     expect(alert.textContent).toContain('Saving needs a more recent sign-in');
     await fireEvent.click(within(alert).getByRole('button', { name: 'Sign in again' }));
     expect(signIn).toHaveBeenCalledExactlyOnceWith({ max_age: 60, returnTo: '/notes' });
-    expect(JSON.parse(sessionStorage.getItem('notes:draft')!)).toMatchObject({ title: 'Plan', body: 'Tea at four' });
+    expect(keptDraft()).toEqual(PLAN);
+  });
+});
+
+describe('a draft ends with its session', () => {
+  it('signing out (here, or in another tab: the session goes to signed-out) drops it; signed in again, nothing is saved', async () => {
+    const { auth, api } = renderNotes(insufficientScope);
+    vi.spyOn(auth, 'signIn').mockResolvedValueOnce(undefined);
+    await screen.findByRole('button', { name: 'Welcome' });
+    await addNote('Plan', 'Tea at four');
+    await fireEvent.click(within(await screen.findByRole('alert')).getByRole('button', { name: 'Grant access' }));
+    expect(keptDraft()).toEqual(PLAN);
+    auth.signOut();
+    await tick();
+    expect(sessionStorage.getItem('notes:draft')).toBeNull();
+    await auth.signIn();
+    await screen.findByRole('button', { name: 'Welcome' });
+    await tick();
+    expect(posts(api)).toHaveLength(1);
+    expect(screen.getByLabelText<HTMLInputElement>('Title').value).toBe('');
+  });
+
+  it('a view shown signed out drops the draft its tab kept', async () => {
+    keepDraft();
+    const api = demoApi();
+    const auth = createTestAuth({ user: null, apiOrigins: [API_ORIGIN], handler: api.handler });
+    renderView(Notes, auth);
+    await tick();
+    expect(sessionStorage.getItem('notes:draft')).toBeNull();
+    await auth.signIn();
+    await screen.findByRole('button', { name: 'Welcome' });
+    await tick();
+    expect(posts(api)).toHaveLength(0);
+  });
+
+  it.each([
+    ['an hour old', -DRAFT_LIFE_MS],
+    ['kept later than now (the clock was set back)', 60_000],
+  ])('a draft %s is dropped, never saved', async (_name, age) => {
+    keepDraft({ at: Date.now() + age });
+    const { api } = renderNotes();
+    await screen.findByRole('button', { name: 'Welcome' });
+    await tick();
+    expect(posts(api)).toHaveLength(0);
+    expect(sessionStorage.getItem('notes:draft')).toBeNull();
+    expect(screen.getByLabelText<HTMLInputElement>('Title').value).toBe('');
+  });
+
+  it('a draft within its hour is saved, and its id is claimed until the hour ends: nothing else is stored', async () => {
+    const { id, at } = keepDraft({ at: Date.now() - DRAFT_LIFE_MS + 60_000 });
+    const { api } = renderNotes();
+    await screen.findByRole('button', { name: 'Plan' });
+    expect(posts(api)).toHaveLength(1);
+    expect(JSON.parse(localStorage.getItem(CLAIMS_KEY)!)).toEqual({ [id]: at + DRAFT_LIFE_MS });
+    const stored = JSON.stringify({ ...sessionStorage, ...localStorage });
+    expect(stored).not.toContain('Tea at four');
+    expect(stored).not.toContain(TEST_TOKEN);
+  });
+
+  it('a duplicated tab (sessionStorage is copied) finds the id claimed and drops its copy, never saving it twice', async () => {
+    const { id } = keepDraft();
+    // The tab it was copied from has saved it already.
+    localStorage.setItem(CLAIMS_KEY, JSON.stringify({ [id]: Date.now() + DRAFT_LIFE_MS }));
+    const { api } = renderNotes();
+    await screen.findByRole('button', { name: 'Welcome' });
+    await tick();
+    expect(posts(api)).toHaveLength(0);
+    expect(sessionStorage.getItem('notes:draft')).toBeNull();
+    expect(screen.getByLabelText<HTMLInputElement>('Title').value).toBe('');
   });
 });
