@@ -172,7 +172,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           environment: 'happy-dom',
-          include: ['src/**/*.test.ts', 'examples/**/*.test.ts'],
+          include: ['src/**/*.test.ts'],
           setupFiles: ['src/test-setup.ts'],
           restoreMocks: true,
         },

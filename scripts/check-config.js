@@ -1,11 +1,11 @@
 // Compares a deployment's config.json with what its identity provider announces in
 // {accountUrl}/.well-known/openid-configuration, one line per check:
 //   npm run check-config -- path/to/config.json
-// A file the app itself would refuse (scripts/config-rules.js) is reported before any request.
+// A file the app itself would refuse (src/config-rules.js) is reported before any request.
 // Exit code 0: all agree; 1: a mismatch; 2: config.json or the discovery document unusable.
 import { pathToFileURL } from 'node:url';
 import { readConfigFile } from './config-file.js';
-import { ConfigError, parseConfig, serverEndpoints } from './config-rules.js';
+import { ConfigError, parseConfig, serverEndpoints } from '../src/config-rules.js';
 
 /** The app signs DPoP proofs with ES256 (WebCrypto ECDSA P-256). */
 const DPOP_ALG = 'ES256';

@@ -140,6 +140,13 @@ describe('npm run headers', () => {
     expect(http.stdout).not.toContain('Strict-Transport-Security');
   });
 
+  it("an origin listed only under apis is in the snippet's connect-src, as the app sends it tokens", async () => {
+    const apis = { 'https://orders.example.com': { resource: 'https://orders.example.com', scope: 'orders.read' } };
+    const { code, stdout } = await run({ ...config, apis });
+    expect(code).toBe(0);
+    expect(headersOf(stdout)['Content-Security-Policy']).toContain(' https://api.example.com https://orders.example.com;');
+  });
+
   it('writes a value with a double quote so that nginx reads it back whole', async () => {
     // URL parsing lets a double quote into a host name; the CSP carries it into connect-src.
     const odd = { ...config, apiOrigins: ['https://a"b.example.com'] };

@@ -1,7 +1,7 @@
 // The response headers for every server that serves the app: the security headers, plus the
 // preconnect hints the sign-in needs. They are generated from config.json at run time (not baked into
 // index.html at build time) so a deployment that swaps config.json stays right.
-import { isLoopbackHost, secureUrl } from './config-rules.js';
+import { isLoopbackHost, secureUrl, tokenOrigins } from '../src/config-rules.js';
 
 /** One year: what HSTS preload lists and scanners ask for at least. */
 export const HSTS_MAX_AGE = 31_536_000;
@@ -25,12 +25,13 @@ function originsOf(urls) {
 }
 
 /**
- * The origins the app may talk to: its own, the identity service's two hosts and the configured APIs.
+ * The origins the app may talk to: the identity service's hosts, apiUrl's, and every origin the app
+ * may send a token to (tokenOrigins: apiOrigins and the keys of apis), the same list the app's
+ * allow-list is made of.
  * @param {Record<string, unknown>} config
  */
 export function connectOrigins(config) {
-  const apiOrigins = Array.isArray(config.apiOrigins) ? config.apiOrigins : [];
-  return originsOf([config.accountUrl, config.authUrl, config.apiUrl, config.revocationUrl, ...apiOrigins]);
+  return originsOf([config.accountUrl, config.authUrl, config.apiUrl, config.revocationUrl, ...tokenOrigins(config)]);
 }
 
 /**
@@ -52,7 +53,7 @@ function preconnectLink(config) {
  * `form-action` for sign-out: the app POSTs a form to the provider's end-session endpoint
  * (RP-Initiated Logout 1.0 §2, so the ID token never sits in a URL). Chromium checks form-action on
  * every redirect of that POST too, and a provider may send it straight back to the app, hence
- * 'self'. Only an end-session URL the app accepts (scripts/config-rules.js) opens it; else 'none'.
+ * 'self'. Only an end-session URL the app accepts (src/config-rules.js) opens it; else 'none'.
  * @param {Record<string, unknown>} config
  * @returns {string}
  */

@@ -12,6 +12,12 @@ const config = {
   apiUrl: 'https://api.example.com/v1/greeting',
 };
 
+/** The CSP's connect-src directive for `config`. @param {Record<string, unknown>} config */
+const connectSrc = (config) => {
+  const csp = securityHeaders(config)['Content-Security-Policy'];
+  return csp.split('; ').find((directive) => directive.startsWith('connect-src '));
+};
+
 describe('securityHeaders', () => {
   it('asks for credential-less preconnects to the token and userinfo origins, and a credentialed one for the authorize navigation', () => {
     expect(securityHeaders(config).Link).toBe(
@@ -34,6 +40,37 @@ describe('securityHeaders', () => {
         "connect-src 'self' https://account.example.com https://auth.example.com:8443 https://api.example.com; " +
         "manifest-src 'self'; base-uri 'none'; object-src 'none'; form-action 'none'; frame-ancestors 'none'",
     );
+  });
+
+  it('lets the page connect to every origin the app may send a token to: those of apiOrigins and of apis', () => {
+    // An API with a token of its own, listed only under apis: the app sends it tokens, so the CSP lets it through.
+    const apis = { 'HTTPS://Orders.Example.com:443/': { resource: 'https://orders.example.com', scope: 'orders.read' } };
+    expect(connectSrc({ ...config, apis })).toBe(
+      "connect-src 'self' https://account.example.com https://auth.example.com:8443 https://api.example.com https://orders.example.com",
+    );
+    const { apiOrigins: _none, ...apisOnly } = { ...config, apiUrl: undefined, apis };
+    expect(connectSrc(apisOnly)).toBe(
+      "connect-src 'self' https://account.example.com https://auth.example.com:8443 https://orders.example.com",
+    );
+  });
+
+  it('leaves out what is not a URL in apiOrigins and apis, and what is neither a list nor a map', () => {
+    const { apiUrl: _none, ...bare } = config;
+    const odd = {
+      apiOrigins: ['not a url', 42, null, 'https://api.example.com/v1', 'javascript:alert(1)'],
+      apis: { 'not a url': {}, 'https://orders.example.com/x': {} },
+    };
+    expect(connectSrc({ ...bare, ...odd })).toBe(
+      "connect-src 'self' https://account.example.com https://auth.example.com:8443 https://api.example.com https://orders.example.com",
+    );
+    for (const wrong of [
+      { apiOrigins: 'https://api.example.com', apis: null },
+      { apiOrigins: {}, apis: ['https://orders.example.com'] },
+    ]) {
+      expect(connectSrc({ ...bare, ...wrong }), JSON.stringify(wrong)).toBe(
+        "connect-src 'self' https://account.example.com https://auth.example.com:8443",
+      );
+    }
   });
 
   it('lets the app reach a revocation endpoint on a host of its own, but not the end-session endpoint (a form POST, not a fetch)', () => {

@@ -1,6 +1,6 @@
 // Issue 2, "Runtime configuration": every key validated at start-up, errors naming the key.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { authOptions, ConfigError, DEFAULT_SCOPE, loadConfig, parseConfig } from './config';
+import { authOptions, ConfigError, DEFAULT_SCOPE, loadConfig, parseConfig, tokenOrigins } from './config';
 
 const APP = 'http://localhost:5173/';
 const VALID = { accountUrl: 'https://account.example.com', authUrl: 'https://auth.example.com', clientId: 'demo-spa' };
@@ -18,7 +18,7 @@ function verdict(raw: unknown, appUrl = APP): string {
 }
 
 describe('defaults', () => {
-  it('fills scope, redirectUri, issuer, requireIss, timeout, the allow-list and dpop; no sign-out endpoints', () => {
+  it('fills scope, redirectUri, issuer, requireIss, timeout, no API origins and dpop; no sign-out endpoints', () => {
     const config = parseConfig(VALID, 'https://app.example.com/spa/index.html?x=1#/profile');
     expect(config).toEqual({
       accountUrl: 'https://account.example.com',
@@ -28,7 +28,7 @@ describe('defaults', () => {
       redirectUri: 'https://app.example.com/spa/index.html',
       issuer: 'https://account.example.com',
       requireIss: false,
-      apiOrigins: ['https://auth.example.com'],
+      apiOrigins: [],
       apis: {},
       apiUrl: undefined,
       timeoutMs: 15_000,
@@ -76,12 +76,12 @@ describe('defaults', () => {
     });
   });
 
-  it("the allow-list is authUrl's origin plus apiOrigins, without duplicates", () => {
+  it('apiOrigins are kept as listed, each once', () => {
     const config = parseConfig(
       { ...VALID, apiOrigins: ['https://api.example.com', 'https://auth.example.com', 'https://api.example.com/'] },
       APP,
     );
-    expect(config.apiOrigins).toEqual(['https://auth.example.com', 'https://api.example.com']);
+    expect(config.apiOrigins).toEqual(['https://api.example.com', 'https://auth.example.com']);
   });
 
   it('apiOrigins entries become the origins browsers compare: case, default port and IDN normalised', () => {
@@ -89,12 +89,7 @@ describe('defaults', () => {
       { ...VALID, apiOrigins: ['HTTPS://API.Example.com:443', 'https://bücher.example', 'http://[::1]:8080/'] },
       APP,
     );
-    expect(config.apiOrigins).toEqual([
-      'https://auth.example.com',
-      'https://api.example.com',
-      'https://xn--bcher-kva.example',
-      'http://[::1]:8080',
-    ]);
+    expect(config.apiOrigins).toEqual(['https://api.example.com', 'https://xn--bcher-kva.example', 'http://[::1]:8080']);
   });
 
   it('without the page URL (the deployment check) a missing redirectUri stays missing; a given one is still checked', () => {
@@ -252,12 +247,8 @@ describe('apis', () => {
       'http://127.0.0.1:9012': { resource: 'http://127.0.0.1:9012' },
       'https://api.example.com': { resource: 'api://demo-api' },
     });
-    expect(config.apiOrigins).toEqual([
-      'https://auth.example.com',
-      'https://api.example.com',
-      'https://orders.example.com',
-      'http://127.0.0.1:9012',
-    ]);
+    expect(config.apiOrigins).toEqual(['https://api.example.com']);
+    expect(tokenOrigins(config)).toEqual(['https://api.example.com', 'https://orders.example.com', 'http://127.0.0.1:9012']);
   });
 
   it('an origin written twice is refused', () => {
@@ -305,7 +296,7 @@ describe('authOptions', () => {
       redirectUri: 'https://app.example.com/',
       scope: 'openid profile',
       requireIss: true,
-      apiOrigins: ['https://auth.example.com', 'https://api.example.com'],
+      apiOrigins: ['https://api.example.com'],
       timeoutMs: 5000,
       dpop: true,
     });
@@ -321,12 +312,52 @@ describe('authOptions', () => {
       },
       scope: DEFAULT_SCOPE,
       requireIss: false,
-      apiOrigins: ['https://auth.example.com'],
+      apiOrigins: [],
       timeoutMs: 15_000,
       dpop: false,
     });
     expect(options.server.end_session_endpoint).toBeUndefined();
     expect(options.server.revocation_endpoint).toBeUndefined();
+  });
+
+  it('an origin listed only under apis may receive tokens: it is in the allow-list with those of apiOrigins', () => {
+    const apis = { 'https://orders.example.com': { resource: 'https://orders.example.com/', scope: 'orders.read' } };
+    const options = authOptions(parseConfig({ ...VALID, apiOrigins: ['https://api.example.com'], apis }, APP));
+    expect(options.apiOrigins).toEqual(['https://api.example.com', 'https://orders.example.com']);
+    expect(options.apis).toEqual(apis);
+  });
+});
+
+describe('tokenOrigins (the allow-list and the CSP both use it)', () => {
+  const apis = {
+    'HTTPS://Orders.Example.com:443/': { resource: 'https://orders.example.com' },
+    'https://api.example.com': { resource: 'api://demo-api' },
+  };
+
+  it('the origins of apiOrigins and of the keys of apis, as bare origins, each once, in order', () => {
+    expect(tokenOrigins({ apiOrigins: ['https://api.example.com/', 'http://127.0.0.1:9012'], apis })).toEqual([
+      'https://api.example.com',
+      'http://127.0.0.1:9012',
+      'https://orders.example.com',
+    ]);
+    expect(tokenOrigins({ apis })).toEqual(['https://orders.example.com', 'https://api.example.com']);
+    expect(tokenOrigins({})).toEqual([]);
+  });
+
+  it('the same from config.json as read and from the config the app parsed', () => {
+    const raw = { ...VALID, apiOrigins: ['HTTPS://API.example.com:443'], apis };
+    expect(tokenOrigins(parseConfig(raw, APP))).toEqual(tokenOrigins(raw));
+  });
+
+  it("never adds authUrl's origin (userinfo's is allowed by the auth module itself, and connect-src has it)", () => {
+    expect(tokenOrigins(parseConfig(VALID, APP))).toEqual([]);
+  });
+
+  it('only reads: from a file as read it leaves out what is not a URL (parseConfig refuses such a file, naming the key)', () => {
+    const raw = { apiOrigins: ['not a url', 42, 'https://api.example.com/v1', 'data:,x'], apis: { '/relative': {}, ...apis } };
+    expect(tokenOrigins(raw)).toEqual(['https://api.example.com', 'https://orders.example.com']);
+    expect(tokenOrigins({ apiOrigins: 'https://api.example.com', apis: null })).toEqual([]);
+    expect(verdict({ ...VALID, ...raw })).toBe('apis');
   });
 });
 

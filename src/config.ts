@@ -2,10 +2,10 @@
 // without a rebuild, validated before anything else runs, and mapped onto the auth module's options.
 import { getContext, setContext } from 'svelte';
 import type { AuthOptions } from './lib/auth';
-import { ConfigError, parseConfig, serverEndpoints, type AppConfig } from '../scripts/config-rules.js';
+import { ConfigError, parseConfig, serverEndpoints, tokenOrigins, type AppConfig } from './config-rules.js';
 
-// The rules live beside scripts/check-config.js, which checks a deployment's file against them.
-export { ConfigError, DEFAULT_SCOPE, parseConfig, type AppConfig } from '../scripts/config-rules.js';
+// The rules are plain JavaScript, so scripts/check-config.js checks a deployment's file against them too.
+export { ConfigError, DEFAULT_SCOPE, parseConfig, tokenOrigins, type AppConfig } from './config-rules.js';
 
 /** Fetches and validates config.json (preloaded by index.html, so this usually costs no round trip). */
 export async function loadConfig(appUrl = location.href): Promise<AppConfig> {
@@ -22,9 +22,12 @@ export async function loadConfig(appUrl = location.href): Promise<AppConfig> {
   return parseConfig(raw, appUrl);
 }
 
-/** The interface's endpoints under the two base URLs, as the auth module's options. */
+/**
+ * The interface's endpoints under the two base URLs, as the auth module's options; the token goes to
+ * the origins of `tokenOrigins`, the list the CSP's connect-src is made of too.
+ */
 export function authOptions(config: AppConfig): AuthOptions {
-  return { ...config, server: serverEndpoints(config) };
+  return { ...config, apiOrigins: tokenOrigins(config), server: serverEndpoints(config) };
 }
 
 const KEY = Symbol('config');

@@ -155,7 +155,22 @@ describe('Api', () => {
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toContain('5 minutes');
     await fireEvent.click(screen.getByRole('button', { name: 'Sign in again' }));
-    expect(signIn).toHaveBeenCalledExactlyOnceWith({ acr_values: undefined, max_age: 300, returnTo: '/api' });
+    expect(signIn).toHaveBeenCalledExactlyOnceWith({ max_age: 300, returnTo: '/api' });
+  });
+
+  it.each([
+    [
+      'acr_values alone: asks for them',
+      'Bearer error="insufficient_user_authentication", acr_values="urn:mfa"',
+      { acr_values: 'urn:mfa' },
+    ],
+    ['without a hint: asks for a fresh sign-in (max_age=0)', 'Bearer error="insufficient_user_authentication"', { max_age: 0 }],
+  ])('insufficient_user_authentication with %s', async (_name, header, asked) => {
+    const { auth } = apiAuth(() => new Response(null, { status: 401, headers: { 'www-authenticate': header } }));
+    const signIn = vi.spyOn(auth, 'signIn');
+    renderView(Api, auth);
+    await fireEvent.click(await screen.findByRole('button', { name: 'Sign in again' }));
+    expect(signIn).toHaveBeenCalledExactlyOnceWith({ ...asked, returnTo: '/api' });
   });
 
   it('an HTTP error shows its status and the start of the response text, as text', async () => {

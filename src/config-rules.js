@@ -1,6 +1,7 @@
-// The rules of config.json, in one place for the app (src/config.ts, which runs them at start-up) and
-// the deployment check (scripts/check-config.js), so a file the check passes is one the app accepts.
-// Plain JavaScript with JSDoc types: Node runs it as it is, Vite bundles it into the app.
+// The rules of config.json: the app's own (src/config.ts runs them at start-up), which the deployment
+// tools apply too (scripts/check-config.js, scripts/security-headers.js), so a file the check passes is
+// one the app accepts. Plain JavaScript with JSDoc types: Node runs it as it is, Vite bundles it into
+// the app; it imports nothing, so the app never reaches outside src/.
 
 /**
  * @typedef {object} AppConfig
@@ -11,11 +12,11 @@
  * @property {string} redirectUri
  * @property {string} issuer Expected `iss` of authorization responses and ID tokens (RFC 9207, OIDC Core §3.1.3.7).
  * @property {boolean} requireIss
- * @property {string[]} apiOrigins Every origin that may receive the access token: authUrl's, the configured API origins
- *   and the origins of `apis`.
+ * @property {string[]} apiOrigins The configured API origins, as bare origins, each once. The allow-list is
+ *   `tokenOrigins(config)`: these and the origins of `apis` (userinfo's origin is always allowed).
  * @property {Record<string, ApiConfig>} apis APIs that get a token of their own (RFC 8707), by origin as browsers
  *   write it; empty when none is configured.
- * @property {string} [apiUrl] What the #/api page calls; its origin must be allow-listed (apiOrigins or apis).
+ * @property {string} [apiUrl] What the #/api page calls; its origin must be authUrl's or one of tokenOrigins(config).
  * @property {number} timeoutMs Per-request timeout in milliseconds.
  * @property {string} [endSessionUrl] RP-Initiated Logout endpoint: sign-out also ends the provider's session.
  * @property {string} [revocationUrl] RFC 7009 endpoint: sign-out also revokes the refresh token.
@@ -107,18 +108,6 @@ export function baseUrl(key, value) {
 }
 
 /**
- * The origins that may receive the access token: authUrl's (userinfo lives there) and every entry of
- * `apiOrigins`, each a bare origin, normalised to the form browsers compare origins in, each once.
- * @param {string} authUrl a validated base URL
- * @param {unknown[]} apiOrigins the config's list
- * @returns {string[]}
- */
-export function tokenOrigins(authUrl, apiOrigins) {
-  const listed = apiOrigins.map((entry) => bareOrigin('apiOrigins', entry));
-  return [...new Set([new URL(authUrl).origin, ...listed])];
-}
-
-/**
  * `entry` as the origin browsers compare, or a ConfigError naming `key` when it is more than an origin.
  * @param {string} key
  * @param {unknown} entry
@@ -165,6 +154,22 @@ function parseApis(value) {
     apis[origin] = scope === undefined ? { resource } : { resource, scope: scope.trim().split(/\s+/).join(' ') };
   }
   return apis;
+}
+
+/**
+ * The origins, besides userinfo's, that may receive an access token: each entry of `apiOrigins` and
+ * each key of `apis` (an API with a token of its own receives that token), as the bare origins
+ * browsers compare, each once. The app's allow-list (authOptions in src/config.ts) and the CSP's
+ * connect-src (scripts/security-headers.js) both come from here: the page may connect wherever it may
+ * send a token. It only reads: parseConfig refuses an entry that is not a bare origin, naming its key;
+ * given a file as read, entries that are not URLs are left out.
+ * @param {{ apiOrigins?: unknown, apis?: unknown }} config config.json as read, or as parsed
+ * @returns {string[]}
+ */
+export function tokenOrigins({ apiOrigins, apis }) {
+  const urls = [...(Array.isArray(apiOrigins) ? apiOrigins : []), ...Object.keys(isObject(apis) ? apis : {})];
+  const origins = urls.filter((url) => URL.canParse(url)).map((url) => new URL(url).origin);
+  return [...new Set(origins)].filter((origin) => origin !== 'null');
 }
 
 /**
@@ -234,10 +239,11 @@ export function parseConfig(raw, appUrl) {
   const clientId = input.clientId;
   if (!isText(clientId)) throw new ConfigError('clientId', 'must be a non-empty string');
   const apis = parseApis(input.apis);
-  // An API with a token of its own receives that token, so its origin is allow-listed like apiOrigins.
-  const apiOrigins = [...new Set([...tokenOrigins(authUrl, read('apiOrigins', Array.isArray, [])), ...Object.keys(apis)])];
+  // As listed, normalised; tokenOrigins() adds those of apis wherever the allow-list is needed.
+  const apiOrigins = [...new Set(read('apiOrigins', Array.isArray, []).map((entry) => bareOrigin('apiOrigins', entry)))];
   const apiUrl = optionalUrl('apiUrl');
-  if (apiUrl && !apiOrigins.includes(new URL(apiUrl).origin)) {
+  // The page calls it with the token: on userinfo's origin or another that may receive it.
+  if (apiUrl && ![new URL(authUrl).origin, ...tokenOrigins({ apiOrigins, apis })].includes(new URL(apiUrl).origin)) {
     throw new ConfigError('apiUrl', 'must be on an origin listed in apiOrigins or apis');
   }
   return {
