@@ -65,12 +65,28 @@ export function originsOf(uris) {
  * @property {string} cookieSuffix makes cookie names unique per server
  * @property {boolean} dpopNonce require a server-provided nonce in every DPoP proof (RFC 9449 §8)
  * @property {import('./users.js').UserDirectory} users the accounts people sign in with
+ * @property {ReturnType<typeof import('./logout.js').createLogoutPrompts>} logoutPrompts where the
+ *   sign-out confirmation is shown, on a page of its own
+ * @property {boolean} [logoutPromptAtEndSession] show the confirmation as the answer to the end-session
+ *   request itself, as a stock oidc-provider does, instead of redirecting to its own page
  */
 
 /** @param {ProviderOptions} options */
 export async function createProvider(options) {
-  const { issuer, authUrl, apiUrl, clientId, redirectUris, accessTokenTtl, refreshTokenTtl, cookieSuffix, dpopNonce, users } =
-    options;
+  const {
+    issuer,
+    authUrl,
+    apiUrl,
+    clientId,
+    redirectUris,
+    accessTokenTtl,
+    refreshTokenTtl,
+    cookieSuffix,
+    dpopNonce,
+    users,
+    logoutPrompts,
+    logoutPromptAtEndSession = false,
+  } = options;
   const appOrigins = originsOf(redirectUris);
   const csp = pageCsp(appOrigins);
 
@@ -141,14 +157,25 @@ export async function createProvider(options) {
       },
       pushedAuthorizationRequests: { enabled: false },
       userinfo: { enabled: true },
+      // GET only, like a default oidc-provider (POST needs enableHttpPostMethods and SameSite=None
+      // cookies): a POST to the end-session endpoint is a 404.
       rpInitiatedLogout: {
         enabled: true,
         async logoutSource(ctx, form) {
-          ctx.body = logoutPage({
+          const prompt = {
+            form,
             clientName: ctx.oidc.client?.clientName,
             userName: users.findUserBySub(String(ctx.oidc.session?.accountId))?.name,
-            form,
-          });
+          };
+          // oidc-provider's xsrf secret, which the form carries and its confirm step checks.
+          const secret = ctx.oidc.session?.state?.secret;
+          if (logoutPromptAtEndSession || typeof secret !== 'string') {
+            ctx.body = logoutPage(prompt);
+            return;
+          }
+          // The prompt on a page of its own (logout.js): the end-session request leaves no history entry.
+          ctx.status = 303;
+          ctx.redirect(logoutPrompts.add({ ...prompt, secret }));
         },
         async postLogoutSuccessSource(ctx) {
           ctx.body = messagePage({ title: 'Signed out', message: 'You have been signed out. You can close this page.' });
@@ -229,6 +256,11 @@ export async function createProvider(options) {
     }
 
     await next();
+
+    // A confirmed or declined sign-out: its prompt page no longer offers the form.
+    if (ctx.oidc?.route === 'end_session_confirm' && ctx.status === 303 && typeof ctx.oidc.params?.xsrf === 'string') {
+      logoutPrompts.answered(ctx.oidc.params.xsrf);
+    }
 
     // Userinfo lives on the auth origin, not at urlFor('userinfo').
     if (ctx.oidc?.route === 'discovery' && ctx.body && typeof ctx.body === 'object') {

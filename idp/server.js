@@ -5,8 +5,10 @@
 import { createServer } from 'node:http';
 
 import { createApiHandler } from './api.js';
-import { closeServer, listen, pathOf, readForm, sendJson, sendNotFound } from './http.js';
+import { closeServer, listen, pathOf, sendJson, sendNotFound } from './http.js';
 import { createInteractionHandler } from './interactions.js';
+import { createLogoutPrompts, LOGOUT_PAGE_PATH } from './logout.js';
+import { pageCsp } from './pages.js';
 import { API_SCOPES, createProvider, originsOf, ROUTES } from './provider.js';
 import { createUserDirectory } from './users.js';
 
@@ -31,6 +33,8 @@ export const DEFAULT_REDIRECT_URIS = Object.freeze([
  * @property {boolean} [dpopNonce] default false; the provider and the demo API then require a DPoP nonce in every proof
  * @property {number} [sensitiveMaxAge] seconds, default 60: how recent a login /api/sensitive demands (RFC 9470 max_age)
  * @property {import('./users.js').DemoUser[]} [extraUsers] accounts besides the demo users, e.g. a test's unusual names
+ * @property {boolean} [logoutPromptAtEndSession] default false: the sign-out confirmation is the answer to the
+ *   end-session request itself, as with a stock oidc-provider, instead of a page of its own the request redirects to
  * @property {boolean} [quiet] do not print the banner
  */
 
@@ -63,6 +67,7 @@ export async function startIdp(options = {}) {
     dpopNonce = false,
     sensitiveMaxAge = 60,
     extraUsers = [],
+    logoutPromptAtEndSession = false,
     quiet = false,
   } = options;
   // accountUrl says "localhost", which always reaches 127.0.0.1.
@@ -109,6 +114,7 @@ export async function startIdp(options = {}) {
   const authUrl = `http://127.0.0.1:${ports[1]}`;
   const apiUrl = `http://127.0.0.1:${ports[2]}`;
 
+  const logoutPrompts = createLogoutPrompts({ csp: pageCsp(originsOf(redirectUris)) });
   let provider;
   try {
     provider = await createProvider({
@@ -122,6 +128,8 @@ export async function startIdp(options = {}) {
       cookieSuffix: String(ports[0]),
       dpopNonce,
       users: directory,
+      logoutPrompts,
+      logoutPromptAtEndSession,
     });
   } catch (error) {
     await close();
@@ -135,17 +143,7 @@ export async function startIdp(options = {}) {
     // Userinfo is served on the auth origin only, like the real service.
     if (path === ROUTES.userinfo) return sendNotFound(res);
     if (path.startsWith('/interaction/')) return interactions(req, res, path);
-    if (path === ROUTES.end_session && req.method === 'POST') {
-      // RP-Initiated Logout 1.0 §2: the OP takes the end-session request as a POST as well. oidc-provider
-      // does only with SameSite=None cookies, which need https; on loopback its Lax cookies reach this
-      // same-site POST, so it gets the request as the GET that carries the same parameters.
-      const form = await readForm(req);
-      if (!form) return sendJson(res, 400, { error: 'invalid_request' });
-      req.method = 'GET';
-      req.url = `${path}?${form}`;
-      delete req.headers['content-type'];
-      delete req.headers['content-length'];
-    }
+    if (path.startsWith(LOGOUT_PAGE_PATH)) return logoutPrompts.handle(req, res, path);
     return callback(req, res);
   };
   handlers.auth = (req, res) => (pathOf(req.url) === ROUTES.userinfo ? callback(req, res) : sendNotFound(res));

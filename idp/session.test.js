@@ -99,6 +99,57 @@ describe('revocation, logout and prompt=login', () => {
     expect(again.html).toContain('<h1>Sign in</h1>');
   });
 
+  test('the end-session request answers with a redirect to the prompt, whose URL carries none of the request', async () => {
+    const idp = await start();
+    const { browser } = await signIn(idp);
+    const endSession = new URL('/connect/endsession', idp.accountUrl);
+    endSession.search = new URLSearchParams({ client_id: idp.clientId, post_logout_redirect_uri: APP, state: 'st-7' }).toString();
+
+    // A GET, and a redirect: the end-session request never becomes a page of its own, so Back cannot send it again.
+    const answer = await browser.request(endSession);
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('cache-control')).toContain('no-store');
+    const prompt = new URL(answer.headers.get('location') ?? '', endSession);
+    expect(prompt.origin).toBe(idp.accountUrl);
+    expect(prompt.pathname).toMatch(/^\/logout\/[\w-]{22}$/);
+    expect(prompt.search).toBe('');
+
+    const confirm = page(await browser.navigate(prompt, { appOrigin: APP_ORIGIN }));
+    expect(confirm.status).toBe(200);
+    expect(confirm.html).toContain('<h1>Sign out?</h1>');
+    expect(confirm.html).toContain('you came from Demo SPA');
+    expect(confirm.headers.get('cache-control')).toBe('no-store');
+    expect(confirm.headers.get('content-security-policy')).toContain("default-src 'none'");
+    // The page is for reading: its form goes to the provider's confirm step only.
+    expect((await browser.request(prompt, { method: 'POST', form: { logout: 'yes' } })).status).toBe(405);
+
+    // Answered ("Stay signed in" here): back to the app, and the page no longer offers a form.
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.html)?.[1] ?? '';
+    expect(callback(await submit(browser, confirm, '/confirm', { xsrf })).href).toBe(`${APP}?state=st-7`);
+    const answered = page(await browser.navigate(prompt, { appOrigin: APP_ORIGIN }));
+    expect(answered.status).toBe(410);
+    expect(answered.html).toContain('already answered');
+    expect(answered.html).not.toContain('<form');
+    expect(page(await browser.navigate(new URL('/logout/unknown', idp.accountUrl), { appOrigin: APP_ORIGIN })).status).toBe(410);
+
+    // Stayed signed in at the provider, which withdrew only this app's grant: consent, not a login, is asked for.
+    expect(callback((await authorize(idp, browser, { prompt: 'none' })).result).searchParams.get('error')).toBe(
+      'consent_required',
+    );
+  });
+
+  test('logoutPromptAtEndSession shows the prompt as the answer to the end-session request, as a stock oidc-provider does', async () => {
+    const idp = await start({ logoutPromptAtEndSession: true });
+    const { browser } = await signIn(idp);
+    const endSession = new URL('/connect/endsession', idp.accountUrl);
+    endSession.search = new URLSearchParams({ client_id: idp.clientId, post_logout_redirect_uri: APP, state: 'st-8' }).toString();
+    const confirm = page(await browser.navigate(endSession, { appOrigin: APP_ORIGIN }));
+    expect(confirm.url.href).toBe(endSession.href);
+    expect(confirm.html).toContain('<h1>Sign out?</h1>');
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.html)?.[1] ?? '';
+    expect(callback(await submit(browser, confirm, '/confirm', { xsrf, logout: 'yes' })).href).toBe(`${APP}?state=st-8`);
+  });
+
   test('prompt=login asks alice for her password despite a live session, and bob can sign in instead', async () => {
     const idp = await start();
     const { browser } = await signIn(idp);

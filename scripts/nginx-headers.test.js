@@ -115,12 +115,12 @@ describe('npm run headers', () => {
     );
   };
 
-  it('prints every header, the preconnect Link and the sign-out form-action included, and no HSTS by default', async () => {
+  it('prints every header, the preconnect Link and form-action included, and no HSTS by default', async () => {
     const { code, stdout } = await run(config);
     expect(code).toBe(0);
     expect(headersOf(stdout)).toEqual(securityHeaders(config));
     expect(stdout).toContain('add_header Link "<https://account.example.com>; rel=preconnect; crossorigin, <https://auth');
-    expect(stdout).toContain("form-action 'self' https://account.example.com;");
+    expect(stdout).toContain("form-action 'none';");
     expect(stdout).not.toContain('Strict-Transport-Security');
   });
 

@@ -8,7 +8,6 @@ export interface HeaderOptions {
   hsts?: { includeSubDomains?: boolean };
 }
 export function connectOrigins(config: Record<string, unknown>): string[];
-export function formAction(config: Record<string, unknown>): string;
 export function strictTransportSecurity(
   appOrigin: string | undefined,
   options?: { includeSubDomains?: boolean },

@@ -1,7 +1,7 @@
 // The response headers for every server that serves the app: the security headers, plus the
 // preconnect hints the sign-in needs. They are generated from config.json at run time (not baked into
 // index.html at build time) so a deployment that swaps config.json stays right.
-import { isLoopbackHost, secureUrl, tokenOrigins } from '../src/config-rules.js';
+import { isLoopbackHost, tokenOrigins } from '../src/config-rules.js';
 
 /** One year: what HSTS preload lists and scanners ask for at least. */
 export const HSTS_MAX_AGE = 31_536_000;
@@ -50,22 +50,6 @@ function preconnectLink(config) {
 }
 
 /**
- * `form-action` for sign-out: the app POSTs a form to the provider's end-session endpoint
- * (RP-Initiated Logout 1.0 §2, so the ID token never sits in a URL). Chromium checks form-action on
- * every redirect of that POST too, and a provider may send it straight back to the app, hence
- * 'self'. Only an end-session URL the app accepts (src/config-rules.js) opens it; else 'none'.
- * @param {Record<string, unknown>} config
- * @returns {string}
- */
-export function formAction(config) {
-  try {
-    return `form-action 'self' ${secureUrl('endSessionUrl', config.endSessionUrl).origin}`;
-  } catch {
-    return "form-action 'none'";
-  }
-}
-
-/**
  * The `Strict-Transport-Security` value for an app served from `appOrigin`, or undefined when that
  * is not https on a non-loopback host: browsers ignore the header over http (RFC 6797 §8.1), and on
  * localhost it would pin every other local server of the developer's to https.
@@ -109,7 +93,9 @@ export function securityHeaders(config, { dev = false, appOrigin, hsts } = {}) {
     "manifest-src 'self'",
     "base-uri 'none'",
     "object-src 'none'",
-    formAction(config),
+    // No form of the app goes anywhere: sign-out leaves for the provider by location.replace (a GET),
+    // which form-action does not govern.
+    "form-action 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
   const link = preconnectLink(config);

@@ -21,8 +21,6 @@ export interface Harness {
   idp: FakeIdp;
   /** Top-level navigations the app started (to the identity service): the URL and whether it replaced the entry. */
   assign: ReturnType<typeof vi.fn<(url: string, replace?: boolean) => void>>;
-  /** Top-level form POSTs (the provider's end-session endpoint): the URL and the fields. */
-  post: ReturnType<typeof vi.fn<(url: string, fields: Record<string, string>) => void>>;
   config: AppConfig;
   /** What the next tab's port says about how the page was loaded. */
   reloaded: boolean;
@@ -66,7 +64,6 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
     FakeBroadcastChannel.reset();
     h.idp = new FakeIdp().install();
     h.assign = vi.fn<(url: string, replace?: boolean) => void>();
-    h.post = vi.fn<(url: string, fields: Record<string, string>) => void>();
     h.config = testConfig(configOverrides);
     h.reloaded = false;
     h.locks = new FakeLocks();
@@ -86,7 +83,6 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
     return {
       url: () => location.href,
       go: (url, replace) => h.assign(url, replace),
-      post: (url, fields) => h.post(url, fields),
       rewrite: (url) => history.replaceState(history.state, '', url),
       perTab: sessionStorage,
       perBrowser: localStorage,

@@ -1,16 +1,95 @@
 // Sign-out from every state that knew a person, and from every tab: the provider's session ends and no
-// token any tab was given works afterwards.
+// token any tab was given works afterwards. The provider is a default oidc-provider at its end-session
+// endpoint: GET only (a POST is a 404), and a prompt the person answers.
 import { describe, expect, it } from 'vitest';
-import { tokenResponses } from '../support/flows';
+import type { Page } from 'playwright-core';
+import { answerSignOut, endSessionRequests, tokenResponses } from '../support/flows';
 import { getWith, refreshGrant } from '../support/node-client';
-import { joined, readClaims, signIn, useEnv } from './helpers';
+import { joined, readClaims, signIn, useEnv, type Session } from './helpers';
 
-describe('sign-out from every state and every tab', () => {
-  const env = useEnv({
-    extraConfig: (idp) => ({
-      endSessionUrl: idp.accountUrl + '/connect/endsession',
-      revocationUrl: idp.accountUrl + '/connect/revocation',
-    }),
+/** A page that is not the app, where the person was before opening it. */
+const BEFORE = 'data:text/html,<title>Before</title><h1>Before the app</h1>';
+
+const endpoints = (idp: { accountUrl: string }) => ({
+  endSessionUrl: idp.accountUrl + '/connect/endsession',
+  revocationUrl: idp.accountUrl + '/connect/revocation',
+});
+const appSignIn = (page: Page) => page.getByRole('main').getByRole('button', { name: 'Sign in', exact: true });
+
+/** Presses Back and waits for the page it lands on: the app settled signed out, or another page's heading. */
+async function back(page: Page, appUrl: string): Promise<string> {
+  await page.goBack();
+  // A provider page may send the browser on to the app by itself: wait for a page that stays.
+  await page.locator('h1').or(appSignIn(page)).first().waitFor();
+  if (page.url().startsWith(appUrl)) await appSignIn(page).or(page.getByRole('alert')).first().waitFor();
+  return page.url();
+}
+
+/** Signs in as alice from BEFORE, then signs out and answers the provider's prompt; returns the ID token. */
+async function signInAndOut(session: Session, appUrl: string): Promise<string> {
+  const { page, log } = session;
+  await page.goto(BEFORE);
+  await signIn(session, appUrl);
+  await readClaims(page);
+  await log.settle();
+  const idToken = String(tokenResponses(log).at(-1)?.id_token);
+  await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
+  await answerSignOut(page, 'Sign out', appUrl);
+  await appSignIn(page).waitFor();
+  return idToken;
+}
+
+/** The URLs of the tab's history entries (Chromium's own list). */
+async function historyOf(page: Page): Promise<string[]> {
+  const cdp = await page.context().newCDPSession(page);
+  const { entries } = (await cdp.send('Page.getNavigationHistory')) as { entries: { url: string }[] };
+  await cdp.detach();
+  return entries.map((entry) => entry.url);
+}
+
+describe('sign-out at a provider that takes the end-session request as a GET only', () => {
+  const env = useEnv({ extraConfig: endpoints });
+
+  it("sign in, sign out: back in the app with 'Sign in'; Back x3 sends no end-session request again and shows no claims", async () => {
+    const session = await env.open();
+    const { page, log } = session;
+    const { app, idp } = env.stack;
+    const idToken = await signInAndOut(session, app.url);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(await page.locator('[data-claim]').count()).toBe(0);
+    expect(new URL(page.url()).search).toBe('');
+
+    // One end-session request, a GET top-level navigation: client_id, post_logout_redirect_uri and state,
+    // and no ID token. The provider came back with that state.
+    const [end, ...more] = endSessionRequests(log);
+    expect(more).toEqual([]);
+    expect([end.method, end.isNavigation]).toEqual(['GET', true]);
+    const sent = Object.fromEntries(new URL(end.url).searchParams);
+    expect(sent).toEqual({
+      client_id: idp.clientId,
+      post_logout_redirect_uri: app.url,
+      state: expect.stringMatching(/^[\w-]{22,}$/),
+    });
+    const returned = log.entries.filter((e) => e.isNavigation && e.url.startsWith(app.url)).at(-1);
+    expect(new URL(returned!.url).searchParams.get('state')).toBe(sent.state);
+
+    const mark = log.entries.length;
+    const landings: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      landings.push(await back(page, app.url));
+      expect(await page.locator('[data-claim]').count(), `claims shown after Back to ${landings.at(-1)}`).toBe(0);
+    }
+    await log.settle();
+    const since = { entries: log.entries.slice(mark) };
+    expect(endSessionRequests(since), landings.join(' -> ')).toEqual([]);
+    expect(since.entries.filter((e) => /\/connect\/(token|userinfo)/.test(e.url))).toEqual([]);
+    // The signed-in page was replaced by the sign-out: no entry of the app is left that showed claims,
+    // and no entry carries the ID token.
+    const history = await historyOf(page);
+    expect(history.join(' ')).not.toContain(idToken);
+    expect(history.some((url) => new URL(url).pathname === '/connect/endsession')).toBe(false);
+    // A navigation, not a form: the app's form-action 'none' has nothing to refuse.
+    expect(session.csp).toEqual([]);
   });
 
   it('after Sign out in one of three tabs, no token the browser was given works at the provider', async () => {
@@ -47,15 +126,9 @@ describe('sign-out from every state and every tab', () => {
 });
 
 describe('sign-out after the session expired', () => {
-  const env = useEnv({
-    accessTokenTtl: 4,
-    extraConfig: (idp) => ({
-      endSessionUrl: idp.accountUrl + '/connect/endsession',
-      revocationUrl: idp.accountUrl + '/connect/revocation',
-    }),
-  });
+  const env = useEnv({ accessTokenTtl: 4, extraConfig: endpoints });
 
-  it('an expired session still offers Sign out, which ends the provider session with the ended session ID token', async () => {
+  it('an expired session still offers Sign out, which ends the provider session', async () => {
     const session = await env.open();
     const { page, log } = session;
     const { app, idp } = env.stack;
@@ -75,12 +148,43 @@ describe('sign-out after the session expired', () => {
     expect(await page.locator('[data-claim]').count()).toBe(0);
 
     await signOut.click();
-    await page.waitForURL((url) => url.href.startsWith(idp.accountUrl + '/connect/endsession'));
-    const [post] = log.matching(idp.accountUrl + '/connect/endsession', 'POST');
-    expect(new URLSearchParams(post.postData ?? '').get('id_token_hint')).toBe(tokens.id_token);
-    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-    await page.waitForURL((url) => url.href.startsWith(app.url));
-    await page.getByRole('main').getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    await answerSignOut(page, 'Sign out', app.url);
+    await appSignIn(page).waitFor();
     expect(await page.getByRole('alert').count()).toBe(0);
+    const [end] = endSessionRequests(log);
+    expect(new URL(end.url).searchParams.get('client_id')).toBe(idp.clientId);
+    expect(end.url).not.toContain(String(tokens.id_token));
+    // The provider's session is gone: a sign-in asks for the password again.
+    await appSignIn(page).click();
+    await page.getByLabel('Username').waitFor();
+  });
+});
+
+describe('sign-out at a provider that prompts at the end-session URL itself (a stock oidc-provider page)', () => {
+  const env = useEnv({ logoutPromptAtEndSession: true, extraConfig: endpoints });
+
+  it('Back re-requests that URL at most once, without the ID token; signed out, no claims, and Back still leaves', async () => {
+    const session = await env.open();
+    const { page, log } = session;
+    const { app } = env.stack;
+    const idToken = await signInAndOut(session, app.url);
+    expect(await page.getByRole('alert').count()).toBe(0);
+
+    const mark = log.entries.length;
+    const landings: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      landings.push(await back(page, app.url));
+      expect(await page.locator('[data-claim]').count(), `claims shown after Back to ${landings.at(-1)}`).toBe(0);
+    }
+    await log.settle();
+    const since = { entries: log.entries.slice(mark) };
+    // The prompt was the end-session request's own page, so it is a history entry: Back loads it again
+    // (the browser cannot help it for a GET). Without a session the provider returns to the app at once.
+    const again = endSessionRequests(since);
+    expect(again.length, landings.join(' -> ')).toBeLessThanOrEqual(1);
+    for (const request of again) expect(request.url).not.toContain(idToken);
+    expect(since.entries.filter((e) => /\/connect\/(token|userinfo)/.test(e.url))).toEqual([]);
+    // Not a trap: the three Backs left the app.
+    expect(landings.at(-1)!.startsWith(app.url)).toBe(false);
   });
 });

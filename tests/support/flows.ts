@@ -21,6 +21,16 @@ export async function signInAs(page: Page, user: string, password: string, appUr
   if (appUrl) await page.waitForURL((url) => url.href.startsWith(appUrl));
 }
 
+/**
+ * Answer the provider's sign-out prompt ("Sign out?") as a person would; with `appUrl`, returns once the
+ * browser is back on the app's origin. Waits for the prompt's heading, so it never clicks the app's own "Sign out".
+ */
+export async function answerSignOut(page: Page, answer: 'Sign out' | 'Stay signed in', appUrl?: string): Promise<void> {
+  await page.getByRole('heading', { name: 'Sign out?' }).waitFor();
+  await page.getByRole('button', { name: answer, exact: true }).click();
+  if (appUrl) await page.waitForURL((url) => url.href.startsWith(appUrl));
+}
+
 /** The decoded form fields of a recorded POST (token requests are form-encoded). */
 export function formOf(entry: RecordedRequest): Record<string, string> {
   return Object.fromEntries(new URLSearchParams(entry.postData ?? ''));
@@ -36,6 +46,11 @@ export function tokenResponses(log: RequestLog): Record<string, unknown>[] {
   return tokenRequests(log)
     .filter((e) => e.status === 200 && e.body)
     .map((e) => JSON.parse(e.body as string) as Record<string, unknown>);
+}
+
+/** Requests to the end-session endpoint itself (RP-Initiated Logout), by any method; not its confirm step. */
+export function endSessionRequests(log: Pick<RequestLog, 'entries'>): RecordedRequest[] {
+  return log.entries.filter((e) => new URL(e.url).pathname === '/connect/endsession');
 }
 
 /** Top-level navigations that brought an authorization response back to the app. */

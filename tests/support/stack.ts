@@ -27,6 +27,11 @@ export interface IdpOptions {
   sensitiveMaxAge?: number;
   /** Accounts besides the demo users (a test's unusual names); never listed in the README. */
   extraUsers?: { sub: string; username: string; password: string; name: string; email: string }[];
+  /**
+   * The sign-out prompt is the answer to the end-session request itself, as with a stock oidc-provider,
+   * instead of a page of its own that the request redirects to.
+   */
+  logoutPromptAtEndSession?: boolean;
 }
 
 export interface Stack {

@@ -51,6 +51,13 @@ export interface AuthOptions {
   maxResponseBytes?: number;
   /** Bind tokens to a key of this page (RFC 9449). */
   dpop?: boolean;
+  /**
+   * Send the ID token as `id_token_hint` with the end-session request (RP-Initiated Logout 1.0 §2).
+   * Off by default: the request is a GET, so the token would sit in its URL (the provider's logs, and
+   * history where the provider shows a page there). Turn it on for a provider that returns to
+   * `post_logout_redirect_uri` only with the hint (e.g. Glewlwyd, IdentityServer/Duende); `client_id` is sent either way.
+   */
+  endSessionIdTokenHint?: boolean;
 }
 
 export interface Auth<C extends Claims = StandardClaims> {
@@ -160,7 +167,7 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     // The provider's part follows with its module: the sign-out has happened here already.
     void core.later().then((later) => {
       if (tokens && revoke) later.revokeAll(server, tokens);
-      if (everywhere) later.endSession(server, b, tokens?.idToken, storage());
+      if (everywhere) later.endSession(server, b, tokens?.idToken, storage(), options.endSessionIdTokenHint);
     });
   }
 

@@ -33,24 +33,6 @@ it('has no way to navigate within the app: the app owns its routes', () => {
   expect(port()).not.toHaveProperty('navigate');
 });
 
-it('posts a form of hidden fields to a URL, top-level: nothing of it in a URL', () => {
-  const submit = vi.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(() => {});
-  const href = location.href;
-  port().post('https://id.example/end-session', { id_token_hint: 'x.y.z', state: 's t&e' });
-  expect(submit).toHaveBeenCalledTimes(1);
-  const form = submit.mock.contexts[0] as HTMLFormElement;
-  expect(form.isConnected).toBe(true);
-  expect(form.method).toBe('post');
-  expect(form.action).toBe('https://id.example/end-session');
-  const inputs = [...form.querySelectorAll('input')].map((input) => [input.type, input.name, input.value]);
-  expect(inputs).toEqual([
-    ['hidden', 'id_token_hint', 'x.y.z'],
-    ['hidden', 'state', 's t&e'],
-  ]);
-  expect(location.href).toBe(href);
-  form.remove();
-});
-
 it('rewrites the URL without a new history entry', () => {
   const entries = history.length;
   port().rewrite(`${location.origin}/?x=1#/here`);

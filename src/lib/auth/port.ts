@@ -6,10 +6,8 @@ import type { Stores } from './storage';
 export interface BrowserPort extends Stores {
   /** The page's URL now. */
   url(): string;
-  /** Top-level navigation to the identity service; `replace` swaps the current history entry. */
+  /** Top-level navigation to the identity service (sign-in, sign-out); `replace` swaps the current history entry. */
   go(url: string, replace?: boolean): void;
-  /** Top-level POST of `fields` as a form to `url` (RP-Initiated Logout §2): nothing of it in a URL. */
-  post(url: string, fields: Record<string, string>): void;
   /** Rewrites the current history entry's URL without loading anything. */
   rewrite(url: string): void;
   /** Opens the channel the app's tabs share the session over (tabs.ts); undefined where there is none. */
@@ -34,14 +32,6 @@ export function browserPort(): BrowserPort {
   return {
     url: () => location.href,
     go: (url, replace) => (replace ? location.replace(url) : location.assign(url)),
-    post(url, fields) {
-      const form = Object.assign(document.createElement('form'), { method: 'post', action: url });
-      for (const [name, value] of Object.entries(fields)) {
-        form.append(Object.assign(document.createElement('input'), { type: 'hidden', name, value }));
-      }
-      document.body.append(form);
-      form.submit();
-    },
     rewrite: (url) => history.replaceState(history.state, '', url),
     perTab: sessionStorage,
     perBrowser: localStorage,

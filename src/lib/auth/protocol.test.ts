@@ -565,24 +565,21 @@ describe('protocol steps over a given network', () => {
     await expect(revoke(serverOn(network), 'tok-1', 'access_token')).rejects.toBeDefined();
   });
 
-  it('endSessionRequest is a POST of id_token_hint, client_id, post_logout_redirect_uri and a fresh state', () => {
+  it('endSessionRequest is the URL of a GET: client_id, post_logout_redirect_uri and a fresh state', () => {
     const server = serverOn(vi.fn());
-    const first = endSessionRequest(server, 'id.token.x');
-    expect(first).toEqual({
-      url: `${SERVER}/end`,
-      fields: {
-        id_token_hint: 'id.token.x',
-        client_id: 'spa',
-        post_logout_redirect_uri: 'https://app.example.test/',
-        state: first!.state,
-      },
-      state: expect.stringMatching(/^[\w-]{22,}$/),
-    });
-    expect(endSessionRequest(server, 'id.token.x')!.state).not.toBe(first!.state);
+    const first = endSessionRequest(server, 'id.token.x')!;
+    expect(first.state).toMatch(/^[\w-]{22,}$/);
+    expect(first.url).toBe(
+      `${SERVER}/end?client_id=spa&post_logout_redirect_uri=${encodeURIComponent('https://app.example.test/')}&state=${first.state}`,
+    );
+    expect(endSessionRequest(server, 'id.token.x')!.state).not.toBe(first.state);
   });
 
-  it('endSessionRequest without an ID token has no hint, and without an endpoint is nothing', () => {
-    expect(endSessionRequest(serverOn(vi.fn()), undefined)?.fields).not.toHaveProperty('id_token_hint');
+  it('endSessionRequest has the hint only when asked for, and without an endpoint is nothing', () => {
+    expect(endSessionRequest(serverOn(vi.fn()), 'id.token.x')!.url).not.toContain('id_token_hint');
+    expect(new URL(endSessionRequest(serverOn(vi.fn()), 'id.token.x', true)!.url).searchParams.get('id_token_hint')).toBe(
+      'id.token.x',
+    );
     expect(endSessionRequest(serverOn(vi.fn(), { end_session_endpoint: undefined }), 'id.token.x')).toBeUndefined();
   });
 });

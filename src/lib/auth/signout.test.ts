@@ -1,8 +1,12 @@
 // Sign-out that lets the person switch accounts: prompt=login next time, the provider's session ended
-// by a form POST (RP-Initiated Logout 1.0) and the tokens revoked (RFC 7009) when configured, from
+// by a GET navigation (RP-Initiated Logout 1.0) and the tokens revoked (RFC 7009) when configured, from
 // every state that knew a person; the provider's return matched to the state sent, once.
 import { describe, expect, it, vi } from 'vitest';
+import { appNames, appStorage } from './storage';
 import { useAuthHarness } from '../../testing/auth-harness';
+import type { BrowserPort } from './port';
+import type { Server } from './protocol';
+import { endSession, endSessionRequest } from './signout';
 import {
   ACCOUNT_URL,
   API_URL,
@@ -52,14 +56,13 @@ describe('account switching without provider endpoints', () => {
     expect(promptOf(h.lastNavigation())).toBe('none');
   });
 
-  it('sign-out without endSessionUrl stays in the app: no navigation, no form', async () => {
+  it('sign-out without endSessionUrl stays in the app: no navigation', async () => {
     const tab = await h.signIn();
     const navigations = h.assign.mock.calls.length;
     tab.auth.signOut();
     // The provider's part of a sign-out runs with its module: let it load and run.
     await vi.dynamicImportSettled();
     expect(h.assign.mock.calls.length).toBe(navigations);
-    expect(h.post).not.toHaveBeenCalled();
     expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
   });
 });
@@ -67,31 +70,44 @@ describe('account switching without provider endpoints', () => {
 describe('with endSessionUrl and revocationUrl', () => {
   const h = useAuthHarness({ endSessionUrl: END_SESSION_URL, revocationUrl: REVOCATION_URL });
   const revoked = () => h.idp.to(REVOCATION_URL).map(({ form }) => [form.get('token_type_hint'), form.get('token')]);
+  /** The end-session requests the tabs navigated to, as URLs. */
+  const endSessions = () =>
+    h.assign.mock.calls.map(([url]) => new URL(url)).filter((url) => url.origin + url.pathname === END_SESSION_URL);
+  /** The `state` of the latest end-session request, once it has left (other than `before`). */
+  const sentState = async (before?: string) => {
+    let state: string | null | undefined;
+    await vi.waitFor(() => {
+      state = endSessions().at(-1)?.searchParams.get('state');
+      expect(state).toBeTruthy();
+      expect(state).not.toBe(before);
+    });
+    return state!;
+  };
 
-  it('ends the provider session with a form POST of id_token_hint, client_id, post_logout_redirect_uri, state: nothing in a URL', async () => {
+  it('ends the provider session with a GET that replaces the entry: client_id, post_logout_redirect_uri, state, and no ID token', async () => {
     const tab = await h.signIn();
     const navigations = h.assign.mock.calls.length;
     tab.auth.signOut();
     expect(tab.state.status).toBe('signed-out');
-    await vi.waitFor(() => expect(h.post).toHaveBeenCalledTimes(1));
-    const [url, fields] = h.post.mock.lastCall!;
-    expect(url).toBe(END_SESSION_URL);
-    expect(fields).toEqual({
-      id_token_hint: h.idp.issued[0].id_token,
+    await vi.waitFor(() => expect(h.assign.mock.calls.length).toBe(navigations + 1));
+    const [url, replace] = h.assign.mock.lastCall!;
+    // Replaced: Back from the signed-out app never shows the page that was signed in.
+    expect(replace).toBe(true);
+    const end = new URL(url);
+    expect(end.origin + end.pathname).toBe(END_SESSION_URL);
+    expect(Object.fromEntries(end.searchParams)).toEqual({
       client_id: 'demo-spa',
       post_logout_redirect_uri: APP_URL,
       state: expect.stringMatching(/^[\w-]{20,}$/),
     });
-    // No navigation at all carries the ID token: not the sign-out, not anything after it.
-    expect(h.assign.mock.calls.length).toBe(navigations);
+    // The ID token is in no URL: not the end-session request's, not any other navigation's.
     expect(JSON.stringify([location.href, h.assign.mock.calls])).not.toContain(String(h.idp.issued[0].id_token));
   });
 
   it('the return with our state shows the signed-out start page, without a restore or a notice; the state works once', async () => {
     const tab = await h.signIn();
     tab.auth.signOut();
-    await vi.waitFor(() => expect(h.post).toHaveBeenCalled());
-    const { state } = h.post.mock.lastCall![1];
+    const state = await sentState();
     const navigations = h.assign.mock.calls.length;
     const back = await h.loadAt(`${APP_URL}?state=${state}`);
     expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
@@ -101,6 +117,21 @@ describe('with endSessionUrl and revocationUrl', () => {
     expect(h.idp.tokenRequests('authorization_code')).toHaveLength(1);
     const again = await h.loadAt(`${APP_URL}?state=${state}`);
     expect(again.state.error).toEqual({ code: 'unknown_signout' });
+  });
+
+  it('each sign-out sends a fresh state, and the return is matched to the latest', async () => {
+    const first = await h.signIn();
+    first.auth.signOut();
+    const old = await sentState();
+    const second = await h.signIn();
+    second.auth.signOut();
+    const latest = await sentState(old);
+    expect((await h.loadAt(`${APP_URL}?state=${latest}`)).state).toEqual({
+      status: 'signed-out',
+      user: null,
+      expiresAt: null,
+      error: null,
+    });
   });
 
   it('a forged return signs out here with a notice: no restore, no loop, nothing sent', async () => {
@@ -131,7 +162,7 @@ describe('with endSessionUrl and revocationUrl', () => {
     tab.auth.signOut();
     // Signed out and on its way to the provider before the revocations answer.
     expect(tab.state.status).toBe('signed-out');
-    await vi.waitFor(() => expect(h.post).toHaveBeenCalledTimes(1));
+    await vi.waitFor(() => expect(endSessions()).toHaveLength(1));
     await vi.waitFor(() => expect(h.idp.to(REVOCATION_URL)).toHaveLength(2));
     expect(revoked()).toEqual(
       expect.arrayContaining([
@@ -177,7 +208,7 @@ describe('with endSessionUrl and revocationUrl', () => {
     const refreshToken = h.idp.currentRefreshToken;
     tab.auth.signOut();
     await vi.waitFor(() => expect(other.state.status).toBe('signed-out'));
-    await vi.waitFor(() => expect(h.post).toHaveBeenCalledTimes(1));
+    await vi.waitFor(() => expect(endSessions()).toHaveLength(1));
     await vi.waitFor(() => expect(h.idp.to(REVOCATION_URL)).toHaveLength(2));
     expect(revoked()).toEqual(
       expect.arrayContaining([
@@ -187,7 +218,7 @@ describe('with endSessionUrl and revocationUrl', () => {
     );
   });
 
-  it('an expired session can still sign out: the provider session ends with its ID token, its tokens are revoked', async () => {
+  it('an expired session can still sign out: the provider session ends (no ID token in the URL), its tokens are revoked', async () => {
     h.idp.refreshTokens = true;
     const tab = await h.signIn();
     const refreshToken = h.idp.currentRefreshToken;
@@ -198,8 +229,9 @@ describe('with endSessionUrl and revocationUrl', () => {
     await vi.waitFor(() => expect(tab.state.status).toBe('expired'));
     tab.auth.signOut();
     expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
-    await vi.waitFor(() => expect(h.post).toHaveBeenCalled());
-    expect(h.post.mock.lastCall![1].id_token_hint).toBe(h.idp.issued[0].id_token);
+    await vi.waitFor(() => expect(endSessions()).toHaveLength(1));
+    expect(endSessions()[0].searchParams.get('client_id')).toBe('demo-spa');
+    expect(endSessions()[0].searchParams.has('id_token_hint')).toBe(false);
     await vi.waitFor(() => expect(revoked()).toContainEqual(['refresh_token', refreshToken]));
   });
 
@@ -209,11 +241,87 @@ describe('with endSessionUrl and revocationUrl', () => {
     const tab = await h.completeCallback(callback);
     expect(tab.state.status).toBe('signed-out');
     tab.auth.signOut();
-    await vi.waitFor(() => expect(h.post).toHaveBeenCalled());
-    const fields = h.post.mock.lastCall![1];
-    expect(fields.client_id).toBe('demo-spa');
-    expect(fields).not.toHaveProperty('id_token_hint');
+    await vi.waitFor(() => expect(endSessions()).toHaveLength(1));
+    const [end] = endSessions();
+    expect(end.searchParams.get('client_id')).toBe('demo-spa');
+    expect(end.searchParams.has('id_token_hint')).toBe(false);
     expect(promptOf(await h.startSignIn())).toBe('login');
+  });
+});
+
+describe('the end-session request', () => {
+  const END = 'https://id.example.test/end';
+  const APP = 'https://app.example.test/';
+  const ID_TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln';
+  /** `null`: a provider without an end-session endpoint. */
+  const serverWith = (endSessionEndpoint: string | null = END): Server => ({
+    as: { issuer: 'https://id.example.test', end_session_endpoint: endSessionEndpoint ?? undefined },
+    client: { client_id: 'spa' },
+    redirectUri: APP,
+    scope: 'openid',
+    resources: [],
+    timeoutMs: 1000,
+    network: vi.fn(),
+  });
+  const names = appNames('https://id.example.test', 'spa');
+  const fakePort = () => {
+    const go = vi.fn<BrowserPort['go']>();
+    sessionStorage.clear();
+    const browser = { go, perTab: sessionStorage, perBrowser: localStorage } as unknown as BrowserPort;
+    return { go, browser, storage: appStorage(browser, names) };
+  };
+  const paramsOf = (url: string) => Object.fromEntries(new URL(url).searchParams);
+
+  it('is the URL of a GET with client_id, post_logout_redirect_uri and a fresh state: no id_token_hint by default', () => {
+    const first = endSessionRequest(serverWith(), ID_TOKEN)!;
+    expect(first.url.startsWith(`${END}?`)).toBe(true);
+    expect(paramsOf(first.url)).toEqual({ client_id: 'spa', post_logout_redirect_uri: APP, state: first.state });
+    expect(first.state).toMatch(/^[\w-]{22,}$/);
+    expect(first.url).not.toContain(ID_TOKEN);
+    expect(endSessionRequest(serverWith(), ID_TOKEN)!.state).not.toBe(first.state);
+  });
+
+  it('carries the ID token as id_token_hint only when asked to, and only when there is one', () => {
+    const hinted = endSessionRequest(serverWith(), ID_TOKEN, true)!;
+    expect(paramsOf(hinted.url)).toEqual({
+      id_token_hint: ID_TOKEN,
+      client_id: 'spa',
+      post_logout_redirect_uri: APP,
+      state: hinted.state,
+    });
+    expect(paramsOf(endSessionRequest(serverWith(), undefined, true)!.url)).not.toHaveProperty('id_token_hint');
+  });
+
+  it("keeps the endpoint's own query, and its parameters are ours, once each", () => {
+    const { url, state } = endSessionRequest(serverWith(`${END}?ui=1&state=theirs&client_id=other`), ID_TOKEN)!;
+    const params = new URL(url).searchParams;
+    expect(params.get('ui')).toBe('1');
+    expect(params.getAll('state')).toEqual([state]);
+    expect(params.getAll('client_id')).toEqual(['spa']);
+  });
+
+  it('is nothing without an endpoint: no navigation, no state kept', () => {
+    expect(endSessionRequest(serverWith(null), ID_TOKEN)).toBeUndefined();
+    const { go, browser, storage } = fakePort();
+    endSession(serverWith(null), browser, ID_TOKEN, storage);
+    expect(go).not.toHaveBeenCalled();
+    expect(sessionStorage.length).toBe(0);
+  });
+
+  it('endSession replaces the current entry with the request and keeps its state for the return', () => {
+    const { go, browser, storage } = fakePort();
+    endSession(serverWith(), browser, ID_TOKEN, storage);
+    expect(go).toHaveBeenCalledTimes(1);
+    const [url, replace] = go.mock.lastCall!;
+    expect(replace).toBe(true);
+    expect(paramsOf(url)).not.toHaveProperty('id_token_hint');
+    expect(sessionStorage.getItem(names.key('logout'))).toBe(paramsOf(url).state);
+  });
+
+  it('endSession sends the hint when its caller asks for it', () => {
+    const { go, browser, storage } = fakePort();
+    endSession(serverWith(), browser, ID_TOKEN, storage, true);
+    expect(paramsOf(go.mock.lastCall![0]).id_token_hint).toBe(ID_TOKEN);
   });
 });
 

@@ -23,23 +23,26 @@ export async function revoke(server: Server, token: string, hint: 'refresh_token
 }
 
 /**
- * The provider's end-session request (RP-Initiated Logout 1.0 §2) as form fields, for a POST: the ID
- * token never sits in a URL or in history. Undefined without an endpoint.
+ * The provider's end-session request (RP-Initiated Logout 1.0 §2) as the URL of a GET, the one method
+ * every provider takes: `client_id` and `post_logout_redirect_uri` (§3) with a fresh `state`, and the
+ * ID token as `id_token_hint` only when `withHint` asks for it (for providers that return only with the
+ * hint): a URL sits in history and in the provider's logs. Undefined without an endpoint.
  */
 export function endSessionRequest(
   server: Server,
   idToken: string | undefined,
-): { url: string; fields: Record<string, string>; state: string } | undefined {
-  const url = server.as.end_session_endpoint;
-  if (!url) return undefined;
+  withHint = false,
+): { url: string; state: string } | undefined {
+  const endpoint = server.as.end_session_endpoint;
+  if (!endpoint) return undefined;
   const state = oauth.generateRandomState();
-  const fields = {
-    ...(idToken && { id_token_hint: idToken }),
-    client_id: server.client.client_id,
-    post_logout_redirect_uri: server.redirectUri,
-    state,
-  };
-  return { url, fields, state };
+  // The endpoint may carry a query of its own (?ui=1): ours is added to it.
+  const url = new URL(endpoint);
+  if (withHint && idToken) url.searchParams.set('id_token_hint', idToken);
+  url.searchParams.set('client_id', server.client.client_id);
+  url.searchParams.set('post_logout_redirect_uri', server.redirectUri);
+  url.searchParams.set('state', state);
+  return { url: url.href, state };
 }
 
 /** Revokes the access and refresh tokens, best effort and never waited for: the sign-out has already happened here (RFC 7009 §2.1). */
@@ -50,15 +53,20 @@ export function revokeAll(server: Server, tokens: TokenSet): void {
   for (const request of sent) request.catch(() => {});
 }
 
-/** Ends the provider's session with a form POST when it has an end-session endpoint; its `state` is kept to match the return once. */
+/**
+ * Ends the provider's session when it has an end-session endpoint; its `state` is kept to match the
+ * return once. The navigation replaces the page's history entry: Back from the app's signed-out page
+ * never lands on the signed-in page it left, and a provider that answers at once leaves no entry of its own.
+ */
 export function endSession(
   server: Server,
   browser: BrowserPort,
   idToken: string | undefined,
   storage: Pick<AppStorage, 'saveSignOut'>,
+  withHint = false,
 ): void {
-  const end = endSessionRequest(server, idToken);
+  const end = endSessionRequest(server, idToken, withHint);
   if (!end) return;
   storage.saveSignOut(end.state);
-  browser.post(end.url, end.fields);
+  browser.go(end.url, true);
 }
