@@ -11,7 +11,6 @@ import type { Resource, ResourceOptions, ResourceUrl } from './resource.svelte';
 import type { ReactiveStore, SessionState } from './session';
 import { createSignIn, type SignInOptions, type StartOptions, type StartResult } from './signin';
 import { appNames, appStorage, type AppStorage } from './storage';
-import type { Relay } from './tabs';
 
 export type { SignInOptions, StartOptions, StartResult } from './signin';
 export { safeReturnTo } from './signin';
@@ -112,25 +111,6 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
   let records: AppStorage | undefined;
   const browser = () => (port ??= makeBrowser());
   const storage = () => (records ??= appStorage(browser(), names));
-  // The other tabs and the page's events, loaded when this tab has settled: a sign-in never waits for them.
-  let tabs: Promise<Relay> | undefined;
-  let joined: Relay | undefined;
-  const connect = (): Promise<Relay> =>
-    (tabs ??= core.later().then(
-      (later) =>
-        (joined = later.connectTabs<C>({
-          port: browser(),
-          names,
-          storage: storage(),
-          server,
-          apis: Object.values(options.apis ?? {}),
-          dpop: !!options.dpop,
-          vault: core.vault,
-          state: core.state,
-          signedIn: core.signedIn,
-          signOut: (revoke) => signOut(false, revoke),
-        })),
-    ));
   const core = createCore<C>({
     client: server.client,
     network,
@@ -141,8 +121,8 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     base: () => port?.url() ?? options.redirectUri,
     now: () => browser().now(),
     maxBytes: options.maxResponseBytes,
-    // Every refresh-token grant goes through the tab holding the session's lock (tabs.ts).
-    grant: async () => (await connect()).grant,
+    // The other tabs and the page's events, loaded when this tab has settled: a sign-in never waits for them.
+    tabs: { port: browser, names, storage, server, apis: Object.values(options.apis ?? {}), dpop: !!options.dpop, signOut },
   });
   const signIn = createSignIn<C>({
     server,
@@ -151,7 +131,7 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     state: core.state,
     vault: core.vault,
     signedIn: core.signedIn,
-    tabs: connect,
+    tabs: core.tabs,
     stepUp: async () => (await core.later()).completeStepUp,
     dpop: !!options.dpop,
   });
@@ -160,7 +140,7 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
   function signOut(everywhere: boolean, revoke = true) {
     const b = browser();
     // Before the vault forgets the session: the message names it.
-    if (everywhere) joined?.signedOut();
+    if (everywhere) core.joined()?.signedOut();
     const tokens = core.signOut();
     storage().clearTab();
     storage().writeHint('signed-out');
@@ -178,10 +158,6 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     signOut: () => signOut(true),
     fetch: core.fetch,
     resource: core.resource,
-    destroy() {
-      core.vault.drop();
-      if (joined) joined.destroy();
-      else void tabs?.then((relay) => relay.destroy());
-    },
+    destroy: core.destroy,
   };
 }

@@ -5,10 +5,12 @@
 import type { Client } from 'oauth4webapi';
 import type { ApiOptions } from './apis';
 import type { Network } from './http';
+import type { Instance } from './later';
 import type { Claims } from './protocol';
 import { createResource, type ResourceOptions, type ResourceUrl } from './resource.svelte';
 import { createSession, type SessionState } from './session';
-import { createVault, type Grant, type Held } from './vault';
+import type { Relay } from './tabs';
+import { createVault, type Held } from './vault';
 
 export interface CoreParts<C extends Claims> {
   client: Client;
@@ -26,8 +28,11 @@ export interface CoreParts<C extends Claims> {
   now: () => number;
   maxBytes?: number;
   initial?: SessionState<C>;
-  /** The refresh-token grant; none: sessions end at expiry. */
-  grant?(): Promise<Grant>;
+  /**
+   * The app's other tabs (later.ts): every refresh-token grant goes through the tab holding the
+   * session's lock. None: a lone session that ends at expiry (the test kit).
+   */
+  tabs?: Omit<Instance<C>, 'vault' | 'state' | 'signedIn'>;
 }
 
 /** What loads after the first paint: the tabs, auth.fetch, sign-out at the provider, step-up. */
@@ -35,13 +40,25 @@ export type Later = typeof import('./later');
 
 export function createCore<C extends Claims>(parts: CoreParts<C>) {
   const state = createSession<C>(parts.initial);
+  let later: Promise<Later> | undefined;
+  const load = () => (later ??= import('./later'));
+  // The relay to the other tabs, and the page's events: loaded when the tab has settled, or by the first grant.
+  let relay: Promise<Relay> | undefined;
+  let joined: Relay | undefined;
+  const { tabs } = parts;
+  const connect =
+    tabs && (() => (relay ??= load().then((module) => (joined = module.connectTabs<C>({ ...tabs, vault, state, signedIn })))));
   const vault = createVault({
     ...parts,
+    grant: connect && (async () => (await connect()).grant),
     renewed: (tokens) => state.renewed(tokens.expiresAt),
     ended: (error) => state.expired(error),
   });
-  let later: Promise<Later> | undefined;
-  const load = () => (later ??= import('./later'));
+  /** A session begins here: signed in, a step-up's wider grant, or adopted from another tab. */
+  function signedIn(held: Held, user: C) {
+    vault.hold(held);
+    state.signedIn(user, held.tokens.expiresAt);
+  }
   const allowed = new Set([...parts.allowed].map((url) => new URL(url).origin));
   // No view on the sign-in path calls an API: auth.fetch loads with the first call, not with the page.
   let authFetch: Promise<typeof globalThis.fetch> | undefined;
@@ -54,18 +71,24 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
     vault,
     /** The code that follows the first paint, loaded once. */
     later: load,
+    /** The other tabs of the app, connected once; undefined without `tabs`. */
+    tabs: async (): Promise<Relay | undefined> => connect?.(),
+    /** The relay once connected: what a sign-out tells the other tabs, and what destroy() closes. */
+    joined: () => joined,
     fetch,
     resource: <T>(url: ResourceUrl, options?: ResourceOptions<T>) => createResource<T>(state.session, fetch, url, options),
-    /** A session begins here: signed in, a step-up's wider grant, or adopted from another tab. */
-    signedIn(held: Held, user: C) {
-      vault.hold(held);
-      state.signedIn(user, held.tokens.expiresAt);
-    },
+    signedIn,
     /** Forgets the session and returns the tokens it held, live or ended on its own, for revocation. */
     signOut() {
       const had = vault.drop();
       state.signedOut();
       return had;
+    },
+    /** Drops the session, its timers and requests, and closes the relay if it was connected. */
+    destroy() {
+      vault.drop();
+      if (joined) joined.destroy();
+      else void relay?.then((connected) => connected.destroy());
     },
   };
 }

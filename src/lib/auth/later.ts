@@ -16,22 +16,23 @@ export { completeStepUp } from './stepup';
 
 /** What an instance hands over for its tabs: its browser, names, server and session. */
 export interface Instance<C extends Claims> {
-  port: BrowserPort;
+  port(): BrowserPort;
   names: AppNames;
-  storage: AppStorage;
+  storage(): AppStorage;
   server: Server;
   apis: ApiOptions[];
   dpop: boolean;
   vault: Vault;
   state: Session<C>;
   signedIn(held: Held, user: C): void;
-  /** Signs this tab out; `revoke` the tokens it holds unless another tab of the session revoked them. */
-  signOut(revoke: boolean): void;
+  /** Signs this tab out, here only; `revoke` the tokens it holds unless another tab of the session revoked them. */
+  signOut(everywhere: false, revoke: boolean): void;
 }
 
 /** The relay to the app's other tabs over the real token endpoint, and the page's events. */
 export function connectTabs<C extends Claims>(instance: Instance<C>): Relay {
-  const { port, names, server, vault, state } = instance;
+  const { names, server, vault, state } = instance;
+  const port = instance.port();
   const channel = port.channel(names.channel);
   const relay = createRelay<C>({
     channel,
@@ -42,12 +43,12 @@ export function connectTabs<C extends Claims>(instance: Instance<C>): Relay {
     signedIn: instance.signedIn,
     endpoint: (current, params, signal) => refreshTokens(server, vault.dpop(), current, port.now(), signal, params),
     grantable: (params) => isApiRequest(instance.apis, params, vault.scope(), server.scope),
-    signedOut: () => instance.signOut(false),
+    signedOut: () => instance.signOut(false, false),
     dpop: instance.dpop,
     timeoutMs: server.timeoutMs,
     now: port.now,
   });
-  const unlisten = listenPage({ port, vault, state, storage: instance.storage, signOut: () => instance.signOut(true) });
+  const unlisten = listenPage({ port, vault, state, storage: instance.storage(), signOut: () => instance.signOut(false, true) });
   return {
     ...relay,
     destroy() {

@@ -134,8 +134,8 @@ export interface SignInParts<C extends Claims> {
   vault: Vault;
   /** Makes `held` this tab's session (core.ts). */
   signedIn(held: Held, user: C): void;
-  /** The other tabs of the app, loaded after the first paint. */
-  tabs(): Promise<Relay>;
+  /** The other tabs of the app, loaded after the first paint; none for a lone instance. */
+  tabs(): Promise<Relay | undefined>;
   /** completeSignIn with a step-up's checks (stepup.ts), loaded after the first paint. */
   stepUp(): Promise<typeof completeSignIn>;
   /** Bind tokens to a key of this page (RFC 9449). */
@@ -200,7 +200,7 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
       // A step-up's added scope stays the session's: its later grants for APIs ask for it.
       parts.signedIn({ tokens, scope: stepUp?.scope ?? server.scope, keys: vault.keys() }, user);
       // After the claims show: the waiting tabs sign in with this session.
-      void tabs().then((relay) => relay.signedIn());
+      void tabs().then((relay) => relay?.signedIn());
       return { returnTo: pending.returnTo };
     } catch (e) {
       if (signal.aborted) return {};
@@ -232,7 +232,7 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
       if (callback && [...callback.params.keys()].join() === 'state') signOutReturned(callback.params.get('state'));
       else if (callback) return complete(callback).finally(() => void tabs());
       // Another tab's session, when one answers: no round trip to the identity service.
-      else if (storage().readHint() === 'had-session' && (await (await tabs()).ask())) return {};
+      else if (storage().readHint() === 'had-session' && (await (await tabs())?.ask())) return {};
       else if (mayRestore()) await restore(safeReturnTo(returnTo) ?? here());
       else state.signedOut();
       void tabs();

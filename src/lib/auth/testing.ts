@@ -89,6 +89,6 @@ export function createTestAuth<C extends Claims = StandardClaims>({
     signOut: () => void core.signOut(),
     fetch: core.fetch,
     resource: core.resource,
-    destroy: () => void core.vault.drop(),
+    destroy: core.destroy,
   };
 }
