@@ -2,25 +2,31 @@
 // end it together. What the tests look at is what a person or an attacker can see: requests sent,
 // session states, what each tab holds, and what is stored.
 import { decodeProtectedHeader } from 'jose';
-import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { useAuthHarness, type Tab } from '../../testing/auth-harness';
 import type { AppConfig } from '../../config';
 import {
+  ACCOUNT_URL,
   ALICE,
   API_ORIGIN,
   API_URL,
   APP_URL,
   BOB,
+  CLIENT_ID,
   FakeBroadcastChannel,
+  OTHER_API_ORIGIN,
+  OTHER_API_URL,
   REVOCATION_URL,
   allStorage,
+  challenge,
   deferred,
   json,
   setPageUrl,
   NAMES,
 } from '../../testing/fake-idp';
 import { AuthError } from './errors';
-import { ASK_MS } from './tabs';
+import { appNames } from './storage';
+import { ASK_MS, RENEW_ASKED_MS } from './tabs';
 
 const h = useAuthHarness({ revocationUrl: REVOCATION_URL });
 
@@ -237,12 +243,6 @@ describe('a token per API in a follower tab', () => {
 });
 
 describe('when the lock holder is silent, gone or refused', () => {
-  /** The session id the tabs announced, for messages a test sends on their channel. */
-  const sessionId = () =>
-    (FakeBroadcastChannel.posted
-      .map(({ data }) => data as { type: string; session?: { id: string } })
-      .find((m) => m.type === 'offer')?.session?.id ?? '') as string;
-
   it('a follower waits a bounded time for a silent holder, then retries later instead of failing', async () => {
     vi.useFakeTimers();
     h.idp.refreshTokens = true;
@@ -281,23 +281,6 @@ describe('when the lock holder is silent, gone or refused', () => {
     await vi.waitFor(() => expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1));
     await h.close(follower);
     expect(await call).toBeInstanceOf(AuthError);
-  });
-
-  it('a renewal asked for after the holder renewed gets the newer tokens again, with no request', async () => {
-    vi.useFakeTimers();
-    h.idp.refreshTokens = true;
-    h.idp.expiresIn = 60;
-    await h.signIn();
-    await vi.advanceTimersByTimeAsync(60_000);
-    const refreshes = h.idp.tokenRequests('refresh_token').length;
-    const renewed = FakeBroadcastChannel.posted.length;
-    new FakeBroadcastChannel(NAMES.channel).postMessage({ app: NAMES.app, type: 'renew', id: sessionId(), expiresAt: 0 });
-    await settle();
-    const answers = FakeBroadcastChannel.posted
-      .slice(renewed)
-      .filter(({ data }) => (data as { type: string }).type === 'renewed');
-    expect(answers).toHaveLength(1);
-    expect(h.idp.tokenRequests('refresh_token')).toHaveLength(refreshes);
   });
 });
 
@@ -342,40 +325,688 @@ describe('sign-out in one tab', () => {
   });
 });
 
-describe('messages on the channel', () => {
-  const session = () => ({
-    id: 'a'.repeat(43),
-    tokens: { accessToken: 'at', refreshToken: 'rt', expiresAt: Date.now() + 60_000, subject: 'alice-sub' },
-    scope: 'openid',
-    user: { sub: 'alice-sub' },
-  });
+describe('what a message from another page of the origin can do', () => {
+  // Any page of the origin can post on the app's channel, and read it: the session id and the person
+  // are in every offer. A message acts only for the tabs' app, on their session and (where tokens
+  // travel) for their person, and no more than the tabs' own messages do; anything else changes nothing.
+  const NOTES = { resource: 'https://notes.example/', scope: 'notes.read' };
+  /** What the instance itself asks for NOTES: the only grant it makes for another tab. */
+  const NOTES_REQUEST = { resource: NOTES.resource, scope: NOTES.scope };
+  const withNotes = () => ({ ...h.config, apis: { [OTHER_API_ORIGIN]: NOTES } }) as AppConfig;
+  const OTHER_APP = appNames(ACCOUNT_URL, 'other-spa').app;
+  const OTHER_ID = 'o'.repeat(43);
+  /** A request id no tab made (an ask, a grant). */
+  const STRANGER = 's'.repeat(43);
+  const PROBE = 'p'.repeat(43);
+  const DAY_MS = 24 * 60 * 60 * 1000;
 
-  it('hostile messages change nothing and draw no token out', async () => {
-    const tab = await h.signIn();
-    const before = structuredClone(tab.state);
-    const waiting = await (async () => {
-      localStorage.clear();
-      return openTab();
-    })();
-    const hostile = new FakeBroadcastChannel(NAMES.channel);
-    const sent = FakeBroadcastChannel.posted.length;
-    for (const data of [
-      { type: 'offer', session: { ...session(), tokens: undefined } },
-      { type: 'offer', session: { ...session(), user: { sub: 'x'.repeat(300) } } },
-      { type: 'renewed', id: 'b'.repeat(43), sub: 'alice-sub', tokens: session().tokens },
-      { type: 'ended', id: 'b'.repeat(43) },
-      { type: 'renew', id: 'b'.repeat(43), expiresAt: 0 },
-      { type: 'ask', from: '<script>' },
-      { type: 'offer', session: { ...session(), id: 'x' } },
-      'x'.repeat(1_000_000),
-    ]) {
-      hostile.postMessage(typeof data === 'string' ? data : { app: NAMES.app, ...data });
+  interface Shared {
+    id: string;
+    sub: string;
+    tokens: { accessToken: string; refreshToken?: string; expiresAt: number; subject?: string };
+  }
+  type Message = Record<string, unknown>;
+
+  /** The session the tabs announced last, as a page listening on the channel reads it. */
+  const announced = (): Shared => {
+    const { session } = FakeBroadcastChannel.posted
+      .map(({ data }) => data as { type: string; session?: Shared & { user: { sub: string } } })
+      .findLast((m) => m.type === 'offer')!;
+    return { id: session!.id, sub: session!.user.sub, tokens: session!.tokens };
+  };
+
+  /** Alice signed in in a leader tab, and a follower that adopted the session; the instance has an API of its own. */
+  async function signedInTabs() {
+    h.idp.refreshTokens = true;
+    const leader = await h.signIn({ config: withNotes() });
+    setPageUrl(APP_URL + 'orders');
+    const follower = h.newTab(withNotes());
+    follower.started = await follower.auth.start();
+    expect(follower.state.status).toBe('signed-in');
+    return { leader, follower, tabs: [leader, follower], session: announced() };
+  }
+
+  /** A tab that did not ask at start (no hint): signed out, listening to the others once its relay loaded. */
+  async function signedOutTab() {
+    localStorage.clear();
+    setPageUrl(APP_URL);
+    const channels = FakeBroadcastChannel.open.size;
+    const tab = h.newTab(withNotes());
+    await tab.auth.start();
+    await settle();
+    expect(FakeBroadcastChannel.open.size).toBe(channels + 1);
+    expect(tab.state.status).toBe('signed-out');
+    return tab;
+  }
+
+  /** Indexes in FakeBroadcastChannel.posted of what the hostile page posted. */
+  let hostileAt = new Set<number>();
+  beforeEach(() => void (hostileAt = new Set()));
+
+  /** Posts `messages` (with the app's key unless they carry one) from a page that is no tab of the app. */
+  async function postHostile(...messages: Message[]) {
+    const channel = new FakeBroadcastChannel(NAMES.channel);
+    for (const message of messages) {
+      hostileAt.add(FakeBroadcastChannel.posted.length);
+      channel.postMessage({ app: NAMES.app, ...message });
     }
     await settle();
-    expect(tab.state).toEqual(before);
-    expect(waiting.state.status).toBe('signed-out');
-    // No tab answered with anything: the hostile messages drew no token out.
-    expect(FakeBroadcastChannel.posted.length).toBe(sent + 8);
+    channel.close();
+  }
+
+  /** What the tabs posted since `from` (an index into the posted messages), of `type` if given. */
+  const answers = (from: number, type?: string) =>
+    FakeBroadcastChannel.posted
+      .map(({ data }, at) => ({ data: data as Message, at }))
+      .filter(({ data, at }) => at >= from && !hostileAt.has(at) && (!type || data.type === type))
+      .map(({ data }) => data);
+
+  /** Requests to the identity service (token, userinfo, revocation), not to the APIs. */
+  const toProvider = () => h.idp.requests.filter((r) => !r.url.startsWith(API_ORIGIN) && !r.url.startsWith(OTHER_API_ORIGIN));
+
+  /** The Authorization headers one auth.fetch of `url` in `tab` sent: none when it sent nothing. */
+  async function sent(tab: Tab, url = API_URL): Promise<(string | null)[]> {
+    const before = h.idp.to(url).length;
+    await tab.auth.fetch(url).catch(() => undefined);
+    return h.idp
+      .to(url)
+      .slice(before)
+      .map((r) => r.headers.get('authorization'));
+  }
+
+  /** The session the leader holds (refresh token included), as it answers an ask. */
+  async function leaderHolds() {
+    const from = FakeBroadcastChannel.posted.length;
+    const probe = new FakeBroadcastChannel(NAMES.channel);
+    probe.postMessage({ app: NAMES.app, type: 'ask', from: PROBE });
+    await settle();
+    probe.close();
+    return answers(from + 1, 'offer').filter((offer) => offer.to === PROBE);
+  }
+
+  /**
+   * What a person or an attacker sees of the tabs: their states, the token each sends, the requests to
+   * the provider, and the session the leader hands a new tab (its refresh token too).
+   */
+  async function observe(tabs: Tab[]) {
+    const states = tabs.map((tab) => structuredClone(tab.state));
+    // One tab after the other: each sends its own request.
+    const tokens = [];
+    for (const tab of tabs) tokens.push(await sent(tab));
+    return { states, sent: tokens, provider: toProvider().length, leaderHolds: await leaderHolds() };
+  }
+
+  /** Posts `messages` and checks they changed nothing: no state, token, request or answer. */
+  async function expectNoEffect(tabs: Tab[], ...messages: Message[]) {
+    const before = await observe(tabs);
+    const from = FakeBroadcastChannel.posted.length;
+    await postHostile(...messages);
+    expect(answers(from)).toEqual([]);
+    expect(await observe(tabs)).toEqual(before);
+  }
+
+  /** The session's tokens as a tab would post them, with this access token and expiring `lifetimeMs` from now. */
+  const tokensOf = (session: Shared, lifetimeMs: number, accessToken = 'at-from-the-channel') => ({
+    ...session.tokens,
+    accessToken,
+    expiresAt: Date.now() + lifetimeMs,
+  });
+  /** An offer of a session of `sub`, as a tab that signed in sends it to all. */
+  const offerOf = (session: Shared, sub: string, lifetimeMs = 120_000) => ({
+    type: 'offer',
+    session: {
+      id: OTHER_ID,
+      tokens: { ...tokensOf(session, lifetimeMs, 'at-offered'), refreshToken: 'rt-offered', subject: sub },
+      scope: `${h.config.scope} ${NOTES.scope} notes.write`,
+      user: { ...(sub === ALICE.sub ? ALICE : BOB), name: 'Offered' },
+    },
+  });
+
+  describe('of another app, about another session, or for another person: nothing', () => {
+    /** Each type as the tabs act on it: their app, session and person, with the effects tested below. */
+    const MESSAGES: Record<string, (session: Shared) => Message> = {
+      ask: () => ({ type: 'ask', from: STRANGER }),
+      offer: (session) => offerOf(session, session.sub),
+      renew: (session) => ({ type: 'renew', id: session.id, expiresAt: session.tokens.expiresAt }),
+      renewed: (session) => ({ type: 'renewed', id: session.id, sub: session.sub, tokens: tokensOf(session, 600_000) }),
+      grant: (session) => ({ type: 'grant', id: session.id, from: STRANGER, params: NOTES_REQUEST }),
+      rotated: (session) => ({ type: 'rotated', id: session.id, sub: session.sub, refreshToken: 'rt-from-the-channel' }),
+      ended: (session) => ({ type: 'ended', id: session.id }),
+      'signed-out': (session) => ({ type: 'signed-out', id: session.id }),
+    };
+    // `granted` acts only for a waiting request: its own tests below wait for one.
+
+    it.each(Object.keys(MESSAGES))('%s with another app’s key', async (type) => {
+      const { tabs, session } = await signedInTabs();
+      await expectNoEffect(tabs, { ...MESSAGES[type](session), app: OTHER_APP });
+    });
+
+    it.each(['renew', 'renewed', 'grant', 'rotated', 'ended', 'signed-out'])('%s with another session id', async (type) => {
+      const { tabs, session } = await signedInTabs();
+      await expectNoEffect(tabs, { ...MESSAGES[type](session), id: OTHER_ID });
+    });
+
+    it.each(['renewed', 'rotated'])('%s for another person', async (type) => {
+      const { tabs, session } = await signedInTabs();
+      await expectNoEffect(tabs, { ...MESSAGES[type](session), sub: BOB.sub });
+    });
+  });
+
+  describe('ask', () => {
+    it('is answered by the leader alone, with the session: a page of the origin can read it (README)', async () => {
+      const { leader, tabs, session } = await signedInTabs();
+      const before = await observe(tabs);
+      const from = FakeBroadcastChannel.posted.length;
+      await postHostile({ type: 'ask', from: STRANGER });
+      expect(answers(from)).toEqual([
+        expect.objectContaining({ type: 'offer', to: STRANGER, session: expect.objectContaining({ id: session.id }) }),
+      ]);
+      const [answer] = answers(from) as { session: Shared }[];
+      expect(await sent(leader)).toEqual([`Bearer ${answer.session.tokens.accessToken}`]);
+      expect(await observe(tabs)).toEqual(before);
+    });
+  });
+
+  describe('offer', () => {
+    it('unsolicited, to a signed-out tab: the tab asks, and adopts the leader’s answer, never the offer', async () => {
+      const { leader, session } = await signedInTabs();
+      const waiting = await signedOutTab();
+      const provider = toProvider().length;
+      const from = FakeBroadcastChannel.posted.length;
+      // Bob's: the signed-in tabs, Alice's, ignore it (one of Alice's would be adopted by them, below).
+      h.idp.validAccessTokens.add('at-offered');
+      await postHostile(offerOf(session, BOB.sub));
+      const [ask] = answers(from, 'ask');
+      expect(answers(from).map((m) => [m.type, m.to])).toEqual([
+        ['ask', undefined],
+        ['offer', ask.from],
+      ]);
+      expect(waiting.state).toEqual(leader.state);
+      expect(waiting.state.user).toEqual(ALICE);
+      expect(await sent(waiting)).toEqual(await sent(leader));
+      expect(await sent(waiting)).not.toContain('Bearer at-offered');
+      expect(toProvider()).toHaveLength(provider);
+    });
+
+    it('unsolicited, to a signed-out tab with no session anywhere: the tab asks, nobody answers, it stays signed out', async () => {
+      const { session } = await signedInTabs();
+      await h.closeTabs();
+      const waiting = await signedOutTab();
+      const provider = toProvider().length;
+      const from = FakeBroadcastChannel.posted.length;
+      await postHostile(offerOf(session, session.sub));
+      expect(answers(from).map((m) => m.type)).toEqual(['ask']);
+      expect(waiting.state.status).toBe('signed-out');
+      expect(await sent(waiting)).toEqual([]);
+      expect(toProvider()).toHaveLength(provider);
+    });
+
+    /** A tab starting while the leader is frozen (it keeps its lock, hears nothing): it asks, and waits ASK_MS. */
+    async function askingTab() {
+      vi.useFakeTimers();
+      const { session } = await signedInTabs();
+      for (const channel of FakeBroadcastChannel.open) channel.close();
+      h.reloaded = true;
+      setPageUrl(APP_URL);
+      const from = FakeBroadcastChannel.posted.length;
+      const tab = h.newTab(withNotes());
+      const started = tab.auth.start();
+      await settle();
+      const [ask] = answers(from, 'ask');
+      expect(tab.state.status).toBe('loading');
+      // Tokens the API takes, so that a tab using them would show it.
+      h.idp.validAccessTokens.add('at-offered');
+      return { tab, started, session, ask };
+    }
+
+    it('addressed to an ask the tab did not make: ignored; the tab restores through the provider after ASK_MS', async () => {
+      const { tab, started, session } = await askingTab();
+      await postHostile({ ...offerOf(session, session.sub), to: STRANGER });
+      expect(tab.state.status).toBe('loading');
+      await vi.advanceTimersByTimeAsync(ASK_MS);
+      await started;
+      expect(tab.state.status).toBe('redirecting');
+      expect(new URL(h.lastNavigation()).searchParams.get('prompt')).toBe('none');
+      expect(await sent(tab)).toEqual([]);
+    });
+
+    it('addressed to the tab’s own ask: adopted, whoever answers (the ask is on the channel, README)', async () => {
+      const { tab, started, session, ask } = await askingTab();
+      await postHostile({ ...offerOf(session, session.sub), to: ask.from });
+      expect(await started).toEqual({});
+      expect(tab.state).toMatchObject({ status: 'signed-in', user: { sub: ALICE.sub, name: 'Offered' } });
+      expect(await sent(tab)).toEqual(['Bearer at-offered']);
+    });
+
+    it('of another person, to signed-in tabs: ignored', async () => {
+      const { tabs, session } = await signedInTabs();
+      await expectNoEffect(tabs, offerOf(session, BOB.sub));
+    });
+
+    it('of the same person, to signed-in tabs: adopted by every tab, as a step-up’s wider grant is', async () => {
+      const { tabs, session } = await signedInTabs();
+      const offer = offerOf(session, session.sub);
+      h.idp.validAccessTokens.add(offer.session.tokens.accessToken);
+      const provider = toProvider().length;
+      const from = FakeBroadcastChannel.posted.length;
+      await postHostile(offer);
+      expect(answers(from)).toEqual([]);
+      for (const tab of tabs) {
+        expect(tab.state).toMatchObject({
+          status: 'signed-in',
+          user: offer.session.user,
+          expiresAt: offer.session.tokens.expiresAt,
+        });
+        expect(await sent(tab)).toEqual(['Bearer at-offered']);
+      }
+      expect(toProvider()).toHaveLength(provider);
+      // The tabs joined the offered session: messages about the one they left do nothing.
+      await expectNoEffect(tabs, { type: 'ended', id: session.id });
+    });
+
+    it('expiring beyond a day: refused, by signed-in and signed-out tabs alike', async () => {
+      const { tabs, session } = await signedInTabs();
+      const waiting = await signedOutTab();
+      await expectNoEffect([...tabs, waiting], offerOf(session, session.sub, DAY_MS + 60_000));
+    });
+  });
+
+  describe('renew', () => {
+    it('20 for the current token cost one refresh grant; the next only RENEW_ASKED_MS after the first', async () => {
+      vi.useFakeTimers();
+      const { leader, follower, session } = await signedInTabs();
+      await vi.advanceTimersByTimeAsync(1_000);
+      const from = FakeBroadcastChannel.posted.length;
+      // One every 200 ms, each for the token the tabs hold then: 4 s in all.
+      for (let i = 0; i < 20; i++) {
+        await postHostile({ type: 'renew', id: session.id, expiresAt: leader.state.expiresAt });
+        await vi.advanceTimersByTimeAsync(200);
+      }
+      expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
+      expect(answers(from).map((m) => m.type)).toEqual(['renewed']);
+      expect(follower.state).toEqual(leader.state);
+      expect(leader.state.expiresAt).toBeGreaterThan(session.tokens.expiresAt);
+      const renewed = await sent(leader);
+      expect(renewed).toEqual([`Bearer ${String(h.idp.issued.at(-1)!.access_token)}`]);
+      expect(await sent(follower)).toEqual(renewed);
+      await vi.advanceTimersByTimeAsync(RENEW_ASKED_MS - 4_000 - 1);
+      await postHostile({ type: 'renew', id: session.id, expiresAt: leader.state.expiresAt });
+      expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+      await postHostile({ type: 'renew', id: session.id, expiresAt: leader.state.expiresAt });
+      expect(h.idp.tokenRequests('refresh_token')).toHaveLength(2);
+    });
+
+    it('for an older token: the leader alone answers with the current tokens, with no grant', async () => {
+      const { leader, tabs, session } = await signedInTabs();
+      const before = await observe(tabs);
+      const from = FakeBroadcastChannel.posted.length;
+      await postHostile({ type: 'renew', id: session.id, expiresAt: session.tokens.expiresAt - 1 });
+      expect(answers(from)).toEqual([
+        { app: NAMES.app, type: 'renewed', id: session.id, sub: ALICE.sub, tokens: session.tokens },
+      ]);
+      expect(await sent(leader)).toEqual([`Bearer ${session.tokens.accessToken}`]);
+      expect(await observe(tabs)).toEqual(before);
+    });
+  });
+
+  describe('renewed', () => {
+    it('with an older or the same expiry: ignored', async () => {
+      const { tabs, session } = await signedInTabs();
+      const { id, sub } = session;
+      await expectNoEffect(
+        tabs,
+        { type: 'renewed', id, sub, tokens: { ...session.tokens, accessToken: 'at-same', expiresAt: session.tokens.expiresAt } },
+        {
+          type: 'renewed',
+          id,
+          sub,
+          tokens: { ...session.tokens, accessToken: 'at-older', expiresAt: session.tokens.expiresAt - 1 },
+        },
+      );
+    });
+
+    it('with tokens of another subject: ignored', async () => {
+      const { tabs, session } = await signedInTabs();
+      await expectNoEffect(tabs, {
+        type: 'renewed',
+        id: session.id,
+        sub: session.sub,
+        tokens: { ...tokensOf(session, 600_000), subject: BOB.sub },
+      });
+    });
+
+    it('expiring beyond a day: refused', async () => {
+      const { tabs, session } = await signedInTabs();
+      await expectNoEffect(tabs, {
+        type: 'renewed',
+        id: session.id,
+        sub: session.sub,
+        tokens: tokensOf(session, DAY_MS + 60_000),
+      });
+    });
+
+    it('newer, for the session and its person: taken by every tab (intended: the tabs cannot tell it from the leader’s)', async () => {
+      const { tabs, session } = await signedInTabs();
+      const tokens = tokensOf(session, 600_000);
+      // A token the API takes (one the page got for the same person): the tabs send it.
+      h.idp.validAccessTokens.add(tokens.accessToken);
+      const provider = toProvider().length;
+      const from = FakeBroadcastChannel.posted.length;
+      await postHostile({ type: 'renewed', id: session.id, sub: session.sub, tokens });
+      expect(answers(from)).toEqual([]);
+      for (const tab of tabs) {
+        expect(tab.state).toEqual({ status: 'signed-in', user: ALICE, expiresAt: tokens.expiresAt, error: null });
+        expect(await sent(tab)).toEqual([`Bearer ${tokens.accessToken}`]);
+      }
+      expect(toProvider()).toHaveLength(provider);
+    });
+  });
+
+  describe('grant', () => {
+    it('for a resource not configured, or another scope than the instance asks for its API: no grant, no answer', async () => {
+      const { tabs, session } = await signedInTabs();
+      const grant = (params: Message) => ({ type: 'grant', id: session.id, from: STRANGER, params });
+      await expectNoEffect(
+        tabs,
+        grant({ resource: 'https://evil.example/' }),
+        grant({ resource: 'https://evil.example/', scope: NOTES.scope }),
+        grant({ resource: NOTES.resource }),
+        grant({ resource: NOTES.resource, scope: `${NOTES.scope} notes.write` }),
+        grant({ resource: NOTES.resource, scope: h.config.scope }),
+      );
+    });
+
+    it('what the instance asks for its API: granted once, by the leader, and answered', async () => {
+      const { follower, tabs, session } = await signedInTabs();
+      const before = await observe(tabs);
+      const from = FakeBroadcastChannel.posted.length;
+      await postHostile({ type: 'grant', id: session.id, from: STRANGER, params: NOTES_REQUEST });
+      const grants = h.idp.tokenRequests('refresh_token');
+      expect(grants.map(({ form }) => [form.get('resource'), form.get('scope')])).toEqual([[NOTES.resource, NOTES.scope]]);
+      const issued = h.idp.issued.at(-1)!;
+      expect(answers(from)).toEqual([
+        { app: NAMES.app, type: 'rotated', id: session.id, sub: ALICE.sub, refreshToken: issued.refresh_token },
+        {
+          app: NAMES.app,
+          type: 'granted',
+          id: session.id,
+          to: STRANGER,
+          sub: ALICE.sub,
+          tokens: expect.objectContaining({ accessToken: issued.access_token }),
+        },
+      ]);
+      // The session's token is as it was; the leader's next grant (the follower's, for its API) spends the rotated refresh token.
+      const after = await observe(tabs);
+      expect(after.states).toEqual(before.states);
+      expect(after.sent).toEqual(before.sent);
+      expect(after.leaderHolds).toMatchObject([{ session: { tokens: { refreshToken: issued.refresh_token } } }]);
+      expect(await sent(follower, OTHER_API_URL)).toEqual([expect.stringMatching(/^Bearer /)]);
+      expect(h.idp.tokenRequests('refresh_token').at(-1)!.form.get('refresh_token')).toBe(issued.refresh_token);
+    });
+  });
+
+  describe('granted', () => {
+    it('addressed to no waiting request: nothing', async () => {
+      const { tabs, session } = await signedInTabs();
+      await expectNoEffect(tabs, {
+        type: 'granted',
+        id: session.id,
+        to: STRANGER,
+        sub: session.sub,
+        tokens: tokensOf(session, 60_000),
+      });
+    });
+
+    /** The follower asks the leader for its API's token, which the provider holds back until `release`. */
+    async function waitingFollower() {
+      const tabs = await signedInTabs();
+      const release = deferred<void>();
+      h.idp.token = async (request, standard) => {
+        await release.promise;
+        return standard(request);
+      };
+      const from = FakeBroadcastChannel.posted.length;
+      const call = sent(tabs.follower, OTHER_API_URL);
+      await vi.waitFor(() => expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1));
+      const [grant] = answers(from, 'grant');
+      // A token the API takes: the follower would send it if it took it.
+      h.idp.validAccessTokens.add('at-granted-by-the-page');
+      const granted = { type: 'granted', id: tabs.session.id, to: grant.from, sub: tabs.session.sub };
+      return {
+        ...tabs,
+        granted: { ...granted, tokens: tokensOf(tabs.session, 60_000, 'at-granted-by-the-page') },
+        call,
+        release,
+      };
+    }
+
+    it.each([
+      ['another app', { app: OTHER_APP }],
+      ['another session', { id: OTHER_ID }],
+      ['another person', { sub: BOB.sub }],
+      ['another request', { to: STRANGER }],
+      ['tokens beyond a day', { tokens: { accessToken: 'at-granted-by-the-page', expiresAt: Date.now() + 2 * DAY_MS } }],
+    ])('of %s, to a follower waiting for the leader’s: ignored, the follower sends the leader’s token', async (_, change) => {
+      const { granted, call, release } = await waitingFollower();
+      await postHostile({ ...granted, ...change });
+      release.resolve();
+      const headers = await call;
+      expect(headers).toEqual([`Bearer ${String(h.idp.issued.at(-1)!.access_token)}`]);
+      expect(h.idp.resourceOf.get(String(h.idp.issued.at(-1)!.access_token))).toBe(NOTES.resource);
+    });
+
+    it('to a follower’s waiting request, for its session and person: taken first (the page read the request on the channel)', async () => {
+      const { granted, call, release } = await waitingFollower();
+      await postHostile(granted);
+      expect(await call).toEqual(['Bearer at-granted-by-the-page']);
+      release.resolve();
+    });
+  });
+
+  describe('rotated', () => {
+    it('for another person: nothing; the next renewal sends the session’s refresh token', async () => {
+      vi.useFakeTimers();
+      h.idp.expiresIn = 60;
+      const { tabs, session } = await signedInTabs();
+      const refreshToken = h.idp.currentRefreshToken;
+      await expectNoEffect(tabs, { type: 'rotated', id: session.id, sub: BOB.sub, refreshToken: 'rt-from-the-channel' });
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(h.idp.tokenRequests('refresh_token').map(({ form }) => form.get('refresh_token'))).toEqual([refreshToken]);
+      for (const tab of tabs) expect(tab.state.status).toBe('signed-in');
+    });
+
+    it('for the session and its person: the tabs’ next renewal sends its refresh token, is refused, and the session ends', async () => {
+      vi.useFakeTimers();
+      h.idp.expiresIn = 60;
+      const { tabs, session } = await signedInTabs();
+      await postHostile({ type: 'rotated', id: session.id, sub: session.sub, refreshToken: 'rt-from-the-channel' });
+      for (const tab of tabs) expect(tab.state.status).toBe('signed-in');
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(h.idp.tokenRequests('refresh_token').map(({ form }) => form.get('refresh_token'))).toEqual(['rt-from-the-channel']);
+      for (const tab of tabs) expect(tab.state.status).toBe('expired');
+    });
+  });
+
+  describe('ended', () => {
+    it('without an id: nothing', async () => {
+      const { tabs } = await signedInTabs();
+      await expectNoEffect(tabs, { type: 'ended' });
+    });
+
+    it('with the session id: the session ends in every tab (expired), with nothing sent to anyone', async () => {
+      const { tabs, session } = await signedInTabs();
+      const provider = toProvider().length;
+      const from = FakeBroadcastChannel.posted.length;
+      await postHostile({ type: 'ended', id: session.id });
+      expect(answers(from)).toEqual([]);
+      for (const tab of tabs) {
+        expect(tab.state).toMatchObject({ status: 'expired', user: null, error: { code: 'session_expired' } });
+        expect(await sent(tab)).toEqual([]);
+      }
+      expect(toProvider()).toHaveLength(provider);
+      // No tab holds the session any more: none answers a new tab.
+      expect(await leaderHolds()).toEqual([]);
+    });
+  });
+
+  describe('signed-out', () => {
+    it('without an id, with another id, of another app: nothing', async () => {
+      const { tabs, session } = await signedInTabs();
+      await expectNoEffect(
+        tabs,
+        { type: 'signed-out' },
+        { type: 'signed-out', id: OTHER_ID },
+        { type: 'signed-out', id: session.id, app: OTHER_APP },
+      );
+    });
+
+    it('with the session id: every tab signs out, without revoking again or leaving for the provider', async () => {
+      const { tabs, session } = await signedInTabs();
+      const provider = toProvider().length;
+      const navigations = [h.assign.mock.calls.length, h.post.mock.calls.length];
+      const from = FakeBroadcastChannel.posted.length;
+      await postHostile({ type: 'signed-out', id: session.id });
+      expect(answers(from)).toEqual([]);
+      for (const tab of tabs) {
+        expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+        expect(await sent(tab)).toEqual([]);
+      }
+      expect(h.idp.to(REVOCATION_URL)).toEqual([]);
+      expect(toProvider()).toHaveLength(provider);
+      expect([h.assign.mock.calls.length, h.post.mock.calls.length]).toEqual(navigations);
+      expect(localStorage.getItem(NAMES.key('hint'))).toBe('out');
+    });
+  });
+});
+
+describe('when the leader’s session ends', () => {
+  it('its API refusing the renewed token too: it lets go of the lock, and a follower renews for the others', async () => {
+    vi.useFakeTimers();
+    h.idp.refreshTokens = true;
+    h.idp.expiresIn = 60;
+    const leader = await h.signIn();
+    const follower = await openTab();
+    await vi.advanceTimersByTimeAsync(1_000);
+    h.idp.api = () => challenge(401, 'invalid_token');
+    await expect(leader.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'session_expired' });
+    expect(leader.state.status).toBe('expired');
+    h.idp.api = undefined;
+    // The leader renewed once before its API refused the new token as well.
+    expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(3 * 60_000);
+    expect(follower.state.status).toBe('signed-in');
+    expect(h.idp.tokenRequests('refresh_token').length).toBeGreaterThanOrEqual(4);
+    // The follower renewed as the holder of the lock: it asked no other tab.
+    expect(posted('renew')).toEqual([]);
+    expect((await follower.auth.fetch(API_URL)).status).toBe(200);
+    expect(leader.state.status).toBe('expired');
+  });
+
+  it('its renewal refused by the provider: it tells the others, and every tab expires at once', async () => {
+    vi.useFakeTimers();
+    h.idp.refreshTokens = true;
+    h.idp.expiresIn = 60;
+    const tabs = [await h.signIn(), await openTab(), await openTab()];
+    const id = (posted('offer')[0] as { session: { id: string } }).session.id;
+    h.idp.token = () => json({ error: 'invalid_grant' }, 400);
+    // Renewals are due at four fifths of the token's life (48 s), in every tab.
+    await vi.advanceTimersByTimeAsync(48_000);
+    expect(posted('ended')).toEqual([{ app: NAMES.app, type: 'ended', id }]);
+    for (const tab of tabs) {
+      expect(tab.state).toMatchObject({ status: 'expired', error: { code: 'session_expired' } });
+      await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
+    }
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
+    expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
+    expect(h.idp.to(API_URL)).toEqual([]);
+  });
+});
+
+describe('two instances with different client ids on one origin', () => {
+  const OTHER = () => ({ ...h.config, clientId: 'other-spa' }) as AppConfig;
+
+  /** A provider that keeps one refresh token per client, as a real one does (the fake keeps one for all). */
+  function refreshTokenPerClient() {
+    const current = new Map<string, string | undefined>();
+    let turn: Promise<unknown> = Promise.resolve();
+    h.idp.token = (request, standard) => {
+      const client = request.form.get('client_id') ?? '';
+      const answer = turn.then(async () => {
+        if (request.form.get('grant_type') === 'refresh_token') h.idp.currentRefreshToken = current.get(client);
+        const response = await standard(request);
+        current.set(client, h.idp.currentRefreshToken);
+        return response;
+      });
+      turn = answer.catch(() => {});
+      return answer;
+    };
+  }
+
+  it('never see each other’s session, grants or sign-outs', async () => {
+    vi.useFakeTimers();
+    h.idp.refreshTokens = true;
+    h.idp.expiresIn = 60;
+    refreshTokenPerClient();
+    const alice: Tab[] = [await h.signIn()];
+    h.idp.user = BOB;
+    h.idp.idTokenExtra = { aud: 'other-spa' };
+    const bob: Tab[] = [await h.signIn({ config: OTHER() })];
+    h.idp.idTokenExtra = {};
+    // New tabs of each: each asks its own app's tabs, and adopts its own app's session.
+    alice.push(await openTab());
+    setPageUrl(APP_URL + 'orders');
+    const bobsNewTab = h.newTab(OTHER());
+    await bobsNewTab.auth.start();
+    bob.push(bobsNewTab);
+    for (const tab of alice) expect(tab.state.user).toEqual(ALICE);
+    for (const tab of bob) expect(tab.state.user).toEqual(BOB);
+    /** The tokens the app's tabs send, one tab after the other. */
+    const tokenOfApp = async (tabs: Tab[]) => {
+      const tokens = new Set<string | null>();
+      for (const tab of tabs) tokens.add(await tokenOf(tab));
+      return tokens;
+    };
+    expect((await tokenOfApp(alice)).size).toBe(1);
+    expect((await tokenOfApp(bob)).size).toBe(1);
+    expect([...(await tokenOfApp(alice))]).not.toEqual([...(await tokenOfApp(bob))]);
+
+    // Each app renews its own session, once per lifetime, through its own lock holder.
+    await vi.advanceTimersByTimeAsync(3 * 60_000);
+    const renewals = (clientId: string) =>
+      h.idp.tokenRequests('refresh_token').filter(({ form }) => form.get('client_id') === clientId).length;
+    expect(renewals(CLIENT_ID)).toBeGreaterThanOrEqual(3);
+    expect(renewals(CLIENT_ID)).toBeLessThanOrEqual(4);
+    expect(renewals('other-spa')).toBe(renewals(CLIENT_ID));
+    for (const tabs of [alice, bob]) for (const tab of tabs) expect(tab.state).toEqual(tabs[0].state);
+    expect(alice[0].state.user).toEqual(ALICE);
+    expect(bob[0].state.user).toEqual(BOB);
+
+    // A token refused in Alice's follower: renewed once, by Alice's lock holder; Bob's tabs see nothing of it.
+    const bobsState = structuredClone(bob[0].state);
+    const bobsToken = await tokenOfApp(bob);
+    const before = h.idp.tokenRequests('refresh_token').length;
+    const [alicesToken] = await tokenOfApp(alice);
+    h.idp.validAccessTokens.delete(alicesToken!.replace('Bearer ', ''));
+    expect((await alice[1].auth.fetch(API_URL)).status).toBe(200);
+    expect(
+      h.idp
+        .tokenRequests('refresh_token')
+        .slice(before)
+        .map(({ form }) => form.get('client_id')),
+    ).toEqual([CLIENT_ID]);
+    await settle();
+    expect(alice[0].state).toEqual(alice[1].state);
+    for (const tab of bob) expect(tab.state).toEqual(bobsState);
+    expect(await tokenOfApp(bob)).toEqual(bobsToken);
+
+    // Alice signs out: her tabs only. Bob's keep their session, token and hint.
+    alice[1].auth.signOut();
+    await settle();
+    for (const tab of alice) expect(tab.state.status).toBe('signed-out');
+    for (const tab of bob) expect(tab.state).toMatchObject({ status: 'signed-in', user: BOB });
+    expect(await tokenOfApp(bob)).toEqual(bobsToken);
+    expect(localStorage.getItem(appNames(ACCOUNT_URL, 'other-spa').key('hint'))).toBe('1');
   });
 });
 
