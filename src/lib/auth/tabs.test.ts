@@ -243,6 +243,27 @@ describe('a token per API in a follower tab', () => {
 });
 
 describe('when the lock holder is silent, gone or refused', () => {
+  it('a renewed no newer than its tokens leaves a follower waiting for the leader’s renewal', async () => {
+    h.idp.refreshTokens = true;
+    await h.signIn();
+    const follower = await openTab();
+    const { id, tokens } = (posted('offer')[0] as { session: { id: string; tokens: { expiresAt: number } } }).session;
+    const release = deferred<void>();
+    h.idp.token = async (request, standard) => {
+      await release.promise;
+      return standard(request);
+    };
+    h.idp.validAccessTokens.clear();
+    const call = follower.auth.fetch(API_URL).catch((err: unknown) => err);
+    await vi.waitFor(() => expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1));
+    // A tab that missed a renewal asks for an older token: the leader answers every tab with the current ones.
+    new FakeBroadcastChannel(NAMES.channel).postMessage({ app: NAMES.app, type: 'renew', id, expiresAt: tokens.expiresAt - 1 });
+    await settle();
+    release.resolve();
+    expect(await call).toMatchObject({ status: 200 });
+    expect(follower.state.status).toBe('signed-in');
+  });
+
   it('a follower waits a bounded time for a silent holder, then retries later instead of failing', async () => {
     vi.useFakeTimers();
     h.idp.refreshTokens = true;
@@ -651,12 +672,12 @@ describe('what a message from another page of the origin can do', () => {
   });
 
   describe('renewed', () => {
-    it('with an older or the same expiry: ignored', async () => {
+    it('with an older expiry, or the tokens the tab holds: ignored', async () => {
       const { tabs, session } = await signedInTabs();
       const { id, sub } = session;
       await expectNoEffect(
         tabs,
-        { type: 'renewed', id, sub, tokens: { ...session.tokens, accessToken: 'at-same', expiresAt: session.tokens.expiresAt } },
+        { type: 'renewed', id, sub, tokens: { ...session.tokens, expiresAt: session.tokens.expiresAt + 1000 } },
         {
           type: 'renewed',
           id,
@@ -741,8 +762,21 @@ describe('what a message from another page of the origin can do', () => {
       expect(after.states).toEqual(before.states);
       expect(after.sent).toEqual(before.sent);
       expect(after.leaderHolds).toMatchObject([{ session: { tokens: { refreshToken: issued.refresh_token } } }]);
-      expect(await sent(follower, OTHER_API_URL)).toEqual([expect.stringMatching(/^Bearer /)]);
-      expect(h.idp.tokenRequests('refresh_token').at(-1)!.form.get('refresh_token')).toBe(issued.refresh_token);
+      // Asked again within RENEW_ASKED_MS (here by the follower, for its API): the same token, no second grant.
+      expect(await sent(follower, OTHER_API_URL)).toEqual([`Bearer ${issued.access_token}`]);
+      expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
+    });
+
+    it('twenty times at once with the session id: one grant, twenty answers with its token', async () => {
+      const { tabs, session } = await signedInTabs();
+      const before = await observe(tabs);
+      const from = FakeBroadcastChannel.posted.length;
+      for (let i = 0; i < 20; i++) await postHostile({ type: 'grant', id: session.id, from: STRANGER, params: NOTES_REQUEST });
+      expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
+      const granted = answers(from).filter((m) => (m as { type: string }).type === 'granted');
+      expect(granted).toHaveLength(20);
+      expect(new Set(granted.map((m) => (m as { tokens: { accessToken: string } }).tokens.accessToken)).size).toBe(1);
+      expect((await observe(tabs)).states).toEqual(before.states);
     });
   });
 
@@ -864,7 +898,7 @@ describe('what a message from another page of the origin can do', () => {
     it('with the session id: every tab signs out, without revoking again or leaving for the provider', async () => {
       const { tabs, session } = await signedInTabs();
       const provider = toProvider().length;
-      const navigations = [h.assign.mock.calls.length, h.post.mock.calls.length];
+      const navigations = h.assign.mock.calls.length;
       const from = FakeBroadcastChannel.posted.length;
       await postHostile({ type: 'signed-out', id: session.id });
       expect(answers(from)).toEqual([]);
@@ -874,7 +908,7 @@ describe('what a message from another page of the origin can do', () => {
       }
       expect(h.idp.to(REVOCATION_URL)).toEqual([]);
       expect(toProvider()).toHaveLength(provider);
-      expect([h.assign.mock.calls.length, h.post.mock.calls.length]).toEqual(navigations);
+      expect(h.assign.mock.calls.length).toBe(navigations);
       expect(localStorage.getItem(NAMES.key('hint'))).toBe('out');
     });
   });

@@ -11,7 +11,7 @@ import type { Locks } from './port';
 import type { Claims, ResourceParams, TokenSet } from './protocol';
 import type { Session } from './session';
 import type { AppNames } from './storage';
-import { classify, type Grant, type Held, type Vault } from './vault';
+import { classify, isRenewal, type Grant, type Held, type Vault } from './vault';
 
 export type Channel = Pick<BroadcastChannel, 'postMessage' | 'addEventListener' | 'removeEventListener'>;
 
@@ -39,7 +39,7 @@ export interface RelayParts<C extends Claims> {
 
 /** How long a starting tab waits for the leader's answer before it restores on its own. */
 export const ASK_MS = 500;
-/** A renewal other tabs ask for is made at most this often: a flood of `renew` messages costs one grant. */
+/** A renewal, or a grant for one API, that other tabs ask for is made at most this often: a flood of messages costs one grant. */
 export const RENEW_ASKED_MS = 5_000;
 
 /** A grant's failure as a code for the asking tab, which classifies it as this tab would (vault.ts). */
@@ -66,6 +66,8 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
   let membership: AbortController | undefined;
   let renewAskedAt = -Infinity;
   const asks = new Map<string, (adopted: boolean) => void>();
+  /** The grants this tab made for other tabs lately, by request: asked again within RENEW_ASKED_MS, answered with the same. */
+  const grants = new Map<string, { at: number; tokens: Promise<TokenSet> }>();
   /** The grants this tab waits for from the leader, by request id. */
   const waiting = new Map<string, Waiter>();
 
@@ -79,6 +81,7 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
   }
 
   function leave() {
+    grants.clear();
     membership?.abort();
     membership = undefined;
     leading = false;
@@ -136,8 +139,8 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
         } else if (message.to === undefined && vault.tokens() && message.session.user.sub === person()) {
           // The same person signed in again elsewhere (a step-up's wider grant): one session per browser.
           adopt(message.session);
-        } else if (message.to === undefined && ['signed-out', 'expired'].includes(state.session.current.status)) {
-          // A sign-in elsewhere: a tab without a session asks for it, and adopts only the answer it asked for.
+        } else if (message.to === undefined && !asks.size && ['signed-out', 'expired'].includes(state.session.current.status)) {
+          // A sign-in elsewhere: a tab without a session asks for it (once at a time), and adopts only the answer it asked for.
           void ask();
         }
         return;
@@ -155,7 +158,9 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
         return;
       }
       case 'renewed': {
-        if (!forPerson) return;
+        const current = vault.tokens();
+        // Only a renewal of what this tab holds: the current tokens sent to a tab that missed them are not one here.
+        if (!forPerson || !current || !isRenewal(current, message.tokens)) return;
         const renewals = [...waiting.values()].filter((waiter) => !waiter.params);
         if (renewals.length) for (const waiter of renewals) waiter.settle(message.tokens);
         else vault.take(message.tokens);
@@ -166,7 +171,16 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
         const { id: session, from } = message;
         const answer = (reply: { tokens?: TokenSet; error?: AuthErrorCode }) =>
           session === id && post({ type: 'granted', id: session, to: from, sub: person()!, ...reply });
-        vault.grant(message.params).then(
+        // One grant per API at a time, and its token for every tab that asks within RENEW_ASKED_MS; a failed
+        // grant is not kept, so the next ask tries again.
+        const key = JSON.stringify(message.params);
+        let recent = grants.get(key);
+        if (!recent || parts.now() - recent.at >= RENEW_ASKED_MS) {
+          const entry = (recent = { at: parts.now(), tokens: vault.grant(message.params) });
+          grants.set(key, entry);
+          entry.tokens.catch(() => grants.get(key) === entry && grants.delete(key));
+        }
+        recent.tokens.then(
           (tokens) => answer({ tokens }),
           (err: unknown) => answer({ error: failureCode(err) }),
         );

@@ -162,10 +162,25 @@ describe('renewal', () => {
     expect(parts.renewed).not.toHaveBeenCalled();
   });
 
-  it("take: only newer tokens, and only the session's person's", () => {
+  it('a renewal whose token expires no sooner than, or even before, the current one is kept, rotated refresh token and all', async () => {
+    const { endpoint, vault, hold, parts } = setup(async () => ({ ...tokens(2, 60_000), refreshToken: 'rt-rotated' }));
+    hold(tokens(1));
+    // A provider may cap the new token at the end of its own session.
+    expect(await vault.renew(true)).toBe(true);
+    expect(vault.tokens()).toMatchObject({ accessToken: 'at-2', refreshToken: 'rt-rotated' });
+    expect(parts.renewed).toHaveBeenCalledTimes(1);
+    // And the next renewal is planned before that token's end.
+    endpoint.mockResolvedValue(tokens(3, 200_000));
+    now += 60_000;
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(vault.tokens()?.accessToken).toBe('at-3');
+  });
+
+  it("take: only other tokens expiring no sooner, and only the session's person's", () => {
     const { vault, hold, parts } = setup(async () => tokens(2));
     hold(tokens(1));
     expect(vault.take({ ...tokens(2, 50_000) })).toBe(false);
+    expect(vault.take({ ...tokens(1), expiresAt: now + 200_000 })).toBe(false);
     expect(vault.take({ ...tokens(2, 200_000), subject: 'mallory' })).toBe(false);
     expect(vault.take({ ...tokens(2, 200_000), subject: undefined })).toBe(false);
     expect(vault.tokens()?.accessToken).toBe('at-1');

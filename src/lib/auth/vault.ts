@@ -31,6 +31,10 @@ export type Failure =
   /** Any other failure of this one grant. */
   | 'failed';
 
+/** Whether `next` renews `current`: other tokens, of the same person, expiring no sooner. */
+export const isRenewal = (current: TokenSet, next: TokenSet): boolean =>
+  next.accessToken !== current.accessToken && next.expiresAt >= current.expiresAt && next.subject === current.subject;
+
 /** What a failed grant means: the one place this is decided, for this tab's grants and those of the lock holder. */
 export function classify(err: unknown): Failure {
   const { code, oauthError } = toAuthError(err);
@@ -118,13 +122,21 @@ export function createVault(parts: VaultParts) {
     return had;
   }
 
-  /** Tokens renewed within the session: only newer ones, and only the same person's (OIDC Core §12.2). */
-  function take(tokens: TokenSet): boolean {
-    const current = held?.tokens;
-    if (!current || tokens.expiresAt <= current.expiresAt || tokens.subject !== current.subject) return false;
+  /** The session's tokens renewed: kept, planned and told, whatever their expiry (a provider may cap it). */
+  function renewTo(tokens: TokenSet) {
     held = { ...held!, tokens };
     plan(tokens);
     parts.renewed(tokens);
+  }
+
+  /**
+   * Tokens another tab renewed: only other tokens expiring no sooner than these, and only the same
+   * person's (OIDC Core §12.2).
+   */
+  function take(tokens: TokenSet): boolean {
+    const current = held?.tokens;
+    if (!current || !isRenewal(current, tokens)) return false;
+    renewTo(tokens);
     return true;
   }
 
@@ -157,7 +169,8 @@ export function createVault(parts: VaultParts) {
       if (!current.refreshToken || !parts.grant) throw new AuthError('interaction_required');
       const next = await (await parts.grant())(current, params, signal);
       if (signal.aborted) throw new AuthError('aborted');
-      if (!params) take(next);
+      // This tab's own grant (or the leader's for it): its tokens are the session's, rotated refresh token and all.
+      if (!params) renewTo(next);
       else if (next.refreshToken && next.refreshToken !== current.refreshToken) rotate(next.refreshToken);
       return next;
     });
