@@ -65,6 +65,13 @@ export interface Auth<C extends Claims = StandardClaims> {
   readonly session: ReactiveStore<SessionState<C>>;
   /** Completes a callback in the URL, or restores a session, or settles as signed out; never navigates in the app. */
   start(options?: StartOptions): Promise<StartResult>;
+  /**
+   * The session once start() has settled it: `signed-in`, `signed-out`, `expired` or `error`, never
+   * `loading` or `redirecting` (at once when it is settled already). A `load` awaits it before
+   * `auth.fetch`. On a server, where start() never runs, it resolves at once with the session as it
+   * is there (`loading`), so rendering never waits for it.
+   */
+  settled(): Promise<SessionState<C>>;
   /** Sends the person to the identity service; start() hands `returnTo` back after the callback. */
   signIn(options?: SignInOptions): Promise<void>;
   /** Forgets the tokens here and in every other tab, revokes them, and ends the provider's session when it can. */
@@ -174,6 +181,8 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
   return {
     session: core.state.session,
     start: signIn.start,
+    // No window: a server, where start() never runs.
+    settled: () => (typeof window == 'undefined' ? Promise.resolve(core.state.session.current) : core.settled()),
     signIn: signIn.signIn,
     signOut: () => signOut(true),
     fetch: core.fetch,

@@ -55,6 +55,17 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
     /** The code that follows the first paint, loaded once. */
     later: load,
     fetch,
+    /** The session once it is neither loading nor redirecting. */
+    settled: () =>
+      new Promise<SessionState<C>>((resolve) => {
+        const stop = state.session.subscribe((s) => {
+          if (s.status != 'loading' && s.status != 'redirecting') {
+            resolve(s);
+            // Later: `stop` exists once subscribe() returns, and it runs this at once when already settled.
+            queueMicrotask(() => stop());
+          }
+        });
+      }),
     resource: <T>(url: ResourceUrl, options?: ResourceOptions<T>) => createResource<T>(state.session, fetch, url, options),
     /** A session begins here: signed in, a step-up's wider grant, or adopted from another tab. */
     signedIn(held: Held, user: C) {
