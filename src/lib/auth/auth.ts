@@ -58,6 +58,13 @@ export interface AuthOptions {
    * `post_logout_redirect_uri` only with the hint (e.g. Glewlwyd, IdentityServer/Duende); `client_id` is sent either way.
    */
   endSessionIdTokenHint?: boolean;
+  /**
+   * Where the provider's sign-out brings the person back (`post_logout_redirect_uri`, RP-Initiated
+   * Logout 1.0 §3); default `redirectUri`. Register it with the provider. start() on a page at its
+   * origin and path whose query adds only `state` takes that as the sign-out's return: it confirms
+   * the sign-out (or shows `unknown_signout`) and removes `state` from the URL.
+   */
+  postLogoutRedirectUri?: string;
 }
 
 export interface Auth<C extends Claims = StandardClaims> {
@@ -103,6 +110,7 @@ function serverOf(options: AuthOptions, network: Network): Server {
     as: { ...options.server, authorization_response_iss_parameter_supported: options.requireIss },
     client: { client_id: options.clientId },
     redirectUri: options.redirectUri,
+    postLogoutRedirectUri: options.postLogoutRedirectUri,
     // The sign-in's scope and every API's: a token repeated in the list asks for nothing more.
     scope: [options.scope ?? 'openid', ...apis.map((api) => api.scope)].filter(Boolean).join(' '),
     resources: apis.map((api) => api.resource),
