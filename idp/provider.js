@@ -60,6 +60,7 @@ export function originsOf(uris) {
  *   indicator and the audience of its tokens, compared as written (no trailing slash)
  * @property {string} clientId
  * @property {string[]} redirectUris
+ * @property {string[]} [postLogoutRedirectUris] where a sign-out may return; default redirectUris
  * @property {number} accessTokenTtl seconds
  * @property {number} refreshTokenTtl seconds; also bounds the IdP session and the grant
  * @property {string} cookieSuffix makes cookie names unique per server
@@ -79,6 +80,7 @@ export async function createProvider(options) {
     apiUrl,
     clientId,
     redirectUris,
+    postLogoutRedirectUris = redirectUris,
     accessTokenTtl,
     refreshTokenTtl,
     cookieSuffix,
@@ -102,7 +104,7 @@ export async function createProvider(options) {
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         redirect_uris: redirectUris,
-        post_logout_redirect_uris: redirectUris,
+        post_logout_redirect_uris: postLogoutRedirectUris,
         scope: SCOPES.join(' '),
       },
     ],

@@ -28,6 +28,7 @@ export const DEFAULT_REDIRECT_URIS = Object.freeze([
  * @property {number} [apiPort] 0 = ephemeral
  * @property {string} [clientId]
  * @property {string[]} [redirectUris] the app URLs, e.g. ['http://localhost:5173/']
+ * @property {string[]} [postLogoutRedirectUris] where a sign-out may return (post_logout_redirect_uri); default redirectUris
  * @property {number} [accessTokenTtl] seconds, default 300
  * @property {number} [refreshTokenTtl] seconds, default 86400; also how long the IdP session lasts
  * @property {boolean} [dpopNonce] default false; the provider and the demo API then require a DPoP nonce in every proof
@@ -62,6 +63,7 @@ export async function startIdp(options = {}) {
     apiPort = 0,
     clientId = 'demo-spa',
     redirectUris = [...DEFAULT_REDIRECT_URIS],
+    postLogoutRedirectUris = redirectUris,
     accessTokenTtl = 300,
     refreshTokenTtl = 86400,
     dpopNonce = false,
@@ -81,6 +83,9 @@ export async function startIdp(options = {}) {
   if (typeof clientId !== 'string' || !clientId) throw new TypeError('startIdp: invalid clientId');
   if (!Array.isArray(redirectUris) || redirectUris.length === 0 || !redirectUris.every((uri) => URL.canParse(uri))) {
     throw new TypeError('startIdp: redirectUris must be a non-empty list of absolute URLs');
+  }
+  if (!Array.isArray(postLogoutRedirectUris) || !postLogoutRedirectUris.every((uri) => URL.canParse(uri))) {
+    throw new TypeError('startIdp: postLogoutRedirectUris must be a list of absolute URLs');
   }
   const directory = createUserDirectory(extraUsers);
 
@@ -114,7 +119,7 @@ export async function startIdp(options = {}) {
   const authUrl = `http://127.0.0.1:${ports[1]}`;
   const apiUrl = `http://127.0.0.1:${ports[2]}`;
 
-  const logoutPrompts = createLogoutPrompts({ csp: pageCsp(originsOf(redirectUris)) });
+  const logoutPrompts = createLogoutPrompts({ csp: pageCsp(originsOf([...redirectUris, ...postLogoutRedirectUris])) });
   let provider;
   try {
     provider = await createProvider({
@@ -123,6 +128,7 @@ export async function startIdp(options = {}) {
       apiUrl,
       clientId,
       redirectUris,
+      postLogoutRedirectUris,
       accessTokenTtl,
       refreshTokenTtl,
       cookieSuffix: String(ports[0]),

@@ -189,6 +189,25 @@ describe('local identity provider', () => {
     expect(autoSubmit.headers.get('content-security-policy')).toMatch(/script-src 'self' 'sha256-[^']+'/);
   });
 
+  test('post-logout redirect URIs of their own: a sign-out returns there, and only there', async () => {
+    const landing = `${APP}signed-out`;
+    const idp = await start({ postLogoutRedirectUris: [landing] });
+    const { browser } = await signIn(idp);
+    /** @param {string} uri */
+    const endSession = (uri) => {
+      const url = new URL('/connect/endsession', idp.accountUrl);
+      url.search = new URLSearchParams({ client_id: idp.clientId, post_logout_redirect_uri: uri, state: 'bye' }).toString();
+      return url;
+    };
+    // The redirect URI is no post-logout redirect URI any more.
+    const refused = page(await browser.navigate(endSession(APP), { appOrigin: APP_ORIGIN }));
+    expect(refused.status).toBe(400);
+    const confirm = page(await browser.navigate(endSession(landing), { appOrigin: APP_ORIGIN }));
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.html)?.[1] ?? '';
+    const back = callback(await submit(browser, confirm, '/confirm', { xsrf, logout: 'yes' }));
+    expect(back.href).toBe(`${landing}?state=bye`);
+  });
+
   test('end session takes GET only, like a default oidc-provider: a POST is a 404 and signs nobody out', async () => {
     const idp = await start();
     const { browser, callback: done, verifier } = await signIn(idp);

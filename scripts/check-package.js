@@ -70,11 +70,11 @@ try {
   }
   if (missing.length) throw new Error(`the packed ${name} lacks: ${missing.join(', ')}`);
   // Readers copy the README's examples: they must import the package by its public entries, not the
-  // repository's module paths.
+  // repository's module paths. (SvelteKit's `$lib/auth` is the reader's own src/lib/auth.ts.)
   const readme = readFileSync(join(root, 'package/README.md'), 'utf8');
   const stray = [...readme.matchAll(/\bfrom '([^']+)'/g)]
     .map(([, spec]) => spec)
-    .filter((spec) => /\blib\/auth(\/|$)|^@pkce-spa\/auth\/(?!testing$)/.test(spec));
+    .filter((spec) => /(?<!\$)\blib\/auth(\/|$)|^@pkce-spa\/auth\/(?!testing$)/.test(spec));
   if (stray.length) throw new Error(`README.md imports ${stray.join(', ')}; use '${name}' or '${name}/testing'`);
 
   writeFileSync(join(scratch, 'package.json'), JSON.stringify({ private: true, type: 'module' }));

@@ -1,12 +1,13 @@
 // The checks every path-routed app embedding the packed library must pass, whatever its framework (the
-// SvelteKit example, a plain Vite app): sign-in returns to the page it started from, sign-out, and a
-// stale callback. The library completes the callback and hands back `returnTo`; the app navigates, so
-// no URL ever carries a '#'. Each app provides /, /orders (`[data-orders-page]`) and /callback.
-import type { Browser } from 'playwright-core';
+// SvelteKit example, a plain Vite app): sign-in returns to the page it started from, sign-out comes
+// back to the start page (the apps' postLogoutRedirectUri), and a stale callback. The library completes
+// the callback and hands back `returnTo`; the app navigates, so no URL ever carries a '#'. Each app
+// provides /, /orders (`[data-orders-page]`) and /callback, and reads its settings from /config.json.
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import { ALICE, newSession, readClaims, type Session } from '../e2e/helpers';
 import { launchBrowser } from './browser';
-import { signInAs, tokenRequests } from './flows';
+import { answerSignOut, endSessionRequests, signInAs, tokenRequests } from './flows';
 import { startIdp, type Idp } from './stack';
 import type { Site } from './sveltekit-site';
 
@@ -31,16 +32,21 @@ export function usePathApp(serve: () => Promise<Site>): PathApp {
 
   beforeAll(async () => {
     site = await serve();
-    idp = await startIdp({ redirectUris: [new URL('callback', site.url).href] });
+    // The start page is where a sign-out comes back to, and no redirect URI.
+    idp = await startIdp({ redirectUris: [new URL('callback', site.url).href], postLogoutRedirectUris: [site.url] });
     site.setConfig({
       server: {
         issuer: idp.issuer,
         authorization_endpoint: `${idp.accountUrl}/connect/authorize`,
         token_endpoint: `${idp.accountUrl}/connect/token`,
         userinfo_endpoint: `${idp.authUrl}/connect/userinfo`,
+        end_session_endpoint: `${idp.accountUrl}/connect/endsession`,
+        revocation_endpoint: `${idp.accountUrl}/connect/revocation`,
       },
       clientId: idp.clientId,
-      scope: 'openid profile email',
+      // service.api: the demo API's greeting, which the SvelteKit example's orders page loads.
+      scope: 'openid profile email service.api',
+      apiUrl: `${idp.apiUrl}/api/greeting`,
     });
     browser = await launchBrowser();
   });
@@ -74,20 +80,20 @@ export function usePathApp(serve: () => Promise<Site>): PathApp {
 const pageErrors = ({ console }: Visit) => console.filter((entry) => entry.type === 'pageerror');
 const withHash = ({ urls }: Visit) => urls.filter((url) => url.includes('#'));
 
+/** Open /orders?page=2 in `page`, sign in from there as alice, and wait until the orders show. */
+export async function signInFromOrders(app: PathApp, page: Page): Promise<void> {
+  await page.goto(app.appUrl('/orders?page=2'));
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await signInAs(page, ALICE.username, ALICE.password, app.site.url);
+  await page.locator('[data-orders-page]').waitFor();
+}
+
 /** Registers the three checks, in the calling describe(). */
 export function pathAppTests(app: PathApp): void {
-  /** Open /orders?page=2, sign in from there as alice, and wait until the orders show. */
-  async function signInFromOrders({ page }: Visit): Promise<void> {
-    await page.goto(app.appUrl('/orders?page=2'));
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await signInAs(page, ALICE.username, ALICE.password, app.site.url);
-    await page.locator('[data-orders-page]').waitFor();
-  }
-
   test('signing in from /orders?page=2 comes back to /orders?page=2 with the claims', async () => {
     const session = await app.visit();
     const { page, log, urls } = session;
-    await signInFromOrders(session);
+    await signInFromOrders(app, page);
     await page.waitForURL(app.appUrl('/orders?page=2'));
 
     expect(await readClaims(page)).toEqual({
@@ -107,15 +113,29 @@ export function pathAppTests(app: PathApp): void {
     expect(pageErrors(session)).toEqual([]);
   });
 
-  test('signing out shows the signed-out start page', async () => {
+  test('signing out ends the provider session and comes back to the signed-out start page, never to /callback', async () => {
     const session = await app.visit();
-    const { page } = session;
-    await signInFromOrders(session);
+    const { page, log, urls } = session;
+    await signInFromOrders(app, page);
+    const before = urls.length;
 
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-    await page.waitForURL(app.appUrl('/'));
+    await answerSignOut(page, 'Sign out', app.site.url);
     await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    // The return's state is taken and leaves the URL: the start page, as the app's links name it.
+    await page.waitForURL(app.appUrl('/'));
     expect(await page.locator('[data-claim]').count()).toBe(0);
+    // The state was this tab's: no unknown_signout notice.
+    expect(await page.locator('[role="alert"]').count()).toBe(0);
+
+    await log.settle();
+    const [end, ...more] = endSessionRequests(log);
+    expect(more).toEqual([]);
+    const sent = new URL(end.url).searchParams;
+    expect(sent.get('post_logout_redirect_uri')).toBe(app.appUrl('/'));
+    const back = urls.slice(before).filter((url) => url.startsWith(app.site.url));
+    expect(back).toContain(`${app.appUrl('/')}?state=${sent.get('state')}`);
+    expect(back.filter((url) => new URL(url).pathname === '/callback')).toEqual([]);
     expect(withHash(session)).toEqual([]);
     expect(pageErrors(session)).toEqual([]);
   });

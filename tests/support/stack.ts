@@ -21,6 +21,8 @@ export interface IdpOptions {
   refreshTokenTtl?: number;
   clientId?: string;
   redirectUris?: string[];
+  /** Where a sign-out may return (post_logout_redirect_uri); default `redirectUris`. */
+  postLogoutRedirectUris?: string[];
   /** The provider and the demo API require a DPoP nonce in every proof. */
   dpopNonce?: boolean;
   /** Seconds a login stays recent enough for the demo API's /api/sensitive (RFC 9470 max_age); default 60. */

@@ -57,6 +57,13 @@ export interface AuthOptions {
    * `post_logout_redirect_uri` only with the hint (e.g. Glewlwyd, IdentityServer/Duende); `client_id` is sent either way.
    */
   endSessionIdTokenHint?: boolean;
+  /**
+   * Where the provider's sign-out brings the person back (`post_logout_redirect_uri`, RP-Initiated
+   * Logout 1.0 §3); default `redirectUri`. Register it with the provider. start() on a page at its
+   * origin and path whose query adds only `state` takes that as the sign-out's return: it confirms
+   * the sign-out (or shows `unknown_signout`) and removes `state` from the URL.
+   */
+  postLogoutRedirectUri?: string;
 }
 
 export interface Auth<C extends Claims = StandardClaims> {
@@ -64,6 +71,13 @@ export interface Auth<C extends Claims = StandardClaims> {
   readonly session: ReactiveStore<SessionState<C>>;
   /** Completes a callback in the URL, or restores a session, or settles as signed out; never navigates in the app. */
   start(options?: StartOptions): Promise<StartResult>;
+  /**
+   * The session once start() has settled it: `signed-in`, `signed-out`, `expired` or `error`, never
+   * `loading` or `redirecting` (at once when it is settled already). A `load` awaits it before
+   * `auth.fetch`. On a server, where start() never runs, it resolves at once with the session as it
+   * is there (`loading`), so rendering never waits for it.
+   */
+  settled(): Promise<SessionState<C>>;
   /** Sends the person to the identity service; start() hands `returnTo` back after the callback. */
   signIn(options?: SignInOptions): Promise<void>;
   /** Forgets the tokens here and in every other tab, revokes them, and ends the provider's session when it can. */
@@ -95,6 +109,7 @@ function serverOf(options: AuthOptions, network: Network): Server {
     as: { ...options.server, authorization_response_iss_parameter_supported: options.requireIss },
     client: { client_id: options.clientId },
     redirectUri: options.redirectUri,
+    postLogoutRedirectUri: options.postLogoutRedirectUri,
     // The sign-in's scope and every API's: a token repeated in the list asks for nothing more.
     scope: [options.scope ?? 'openid', ...apis.map((api) => api.scope)].filter(Boolean).join(' '),
     resources: apis.map((api) => api.resource),
@@ -154,6 +169,8 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
   return {
     session: core.state.session,
     start: signIn.start,
+    // No window: a server, where start() never runs.
+    settled: () => (typeof window == 'undefined' ? Promise.resolve(core.state.session.current) : core.settled()),
     signIn: signIn.signIn,
     signOut: () => signOut(true),
     fetch: core.fetch,

@@ -76,6 +76,17 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
     /** The relay once connected: what a sign-out tells the other tabs, and what destroy() closes. */
     joined: () => joined,
     fetch,
+    /** The session once it is neither loading nor redirecting. */
+    settled: () =>
+      new Promise<SessionState<C>>((resolve) => {
+        const stop = state.session.subscribe((s) => {
+          if (s.status != 'loading' && s.status != 'redirecting') {
+            resolve(s);
+            // Later: `stop` exists once subscribe() returns, and it runs this at once when already settled.
+            queueMicrotask(() => stop());
+          }
+        });
+      }),
     resource: <T>(url: ResourceUrl, options?: ResourceOptions<T>) => createResource<T>(state.session, fetch, url, options),
     signedIn,
     /** Forgets the session and returns the tokens it held, live or ended on its own, for revocation. */

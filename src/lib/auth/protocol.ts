@@ -14,6 +14,8 @@ export interface Server {
   readonly as: oauth.AuthorizationServer;
   readonly client: oauth.Client;
   readonly redirectUri: string;
+  /** The end-session request's `post_logout_redirect_uri`; default `redirectUri`. */
+  readonly postLogoutRedirectUri?: string;
   /** What every sign-in asks for: the instance's scope and every API's. */
   readonly scope: string;
   /** RFC 8707 §2.1 `resource` parameters of every authorization request: one per API of `apis`. */

@@ -106,6 +106,20 @@ export function takeCallbackResponse(
   return { params, inFragment };
 }
 
+/**
+ * The provider's sign-out coming back to `uri` (`postLogoutRedirectUri`): that URL exactly, plus one
+ * `state`, which leaves the URL. Undefined anywhere else.
+ */
+export function takeSignOutReturn(browser: Pick<BrowserPort, 'url' | 'rewrite'>, uri?: string): CallbackResponse | undefined {
+  const url = new URL(browser.url());
+  const state = url.searchParams.getAll('state');
+  url.searchParams.delete('state');
+  const page = (href: string) => href.split('#')[0];
+  if (!uri || state.length != 1 || page(url.href) != page(new URL(uri).href)) return undefined;
+  browser.rewrite(url.href);
+  return { params: new URLSearchParams({ state: state[0] }), inFragment: false };
+}
+
 /** Refuses what no answer to our request looks like: a fragment response, or an oversized value. */
 export function checkShape({ params, inFragment }: CallbackResponse): void {
   const oversized = ['code', 'state', 'iss'].some((name) => (params.get(name)?.length ?? 0) > MAX_PARAM_CHARS);
@@ -226,7 +240,7 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
       const b = browser();
       // The key is made while the URL is read; only a DPoP client waits for it.
       const key = parts.dpop ? createKeys() : undefined;
-      const callback = takeCallbackResponse(b, server.redirectUri);
+      const callback = takeCallbackResponse(b, server.redirectUri) ?? takeSignOutReturn(b, server.postLogoutRedirectUri);
       if (key) vault.bind(await key);
       // A response with only `state` is the provider's sign-out coming back, never a sign-in.
       if (callback && [...callback.params.keys()].join() === 'state') signOutReturned(callback.params.get('state'));

@@ -40,7 +40,7 @@ export function endSessionRequest(
   const url = new URL(endpoint);
   if (withHint && idToken) url.searchParams.set('id_token_hint', idToken);
   url.searchParams.set('client_id', server.client.client_id);
-  url.searchParams.set('post_logout_redirect_uri', server.redirectUri);
+  url.searchParams.set('post_logout_redirect_uri', server.postLogoutRedirectUri ?? server.redirectUri);
   url.searchParams.set('state', state);
   return { url: url.href, state };
 }

@@ -36,6 +36,22 @@ describe('without a DOM', () => {
     auth.destroy();
   });
 
+  it('settled() resolves at once with the loading session, so a load awaiting it never holds up rendering', async () => {
+    const auth = createAuth(options);
+    const network = vi.fn();
+    vi.stubGlobal('fetch', network);
+    try {
+      let settled: unknown = 'pending';
+      void auth.settled().then((session) => (settled = session));
+      await Promise.resolve();
+      expect(settled).toEqual({ status: 'loading', user: null, expiresAt: null, error: null });
+      expect(network).not.toHaveBeenCalled();
+    } finally {
+      vi.unstubAllGlobals();
+      auth.destroy();
+    }
+  });
+
   it('a view using getAuth renders on the server with createAuth: loading, nobody', () => {
     const auth = createAuth(options);
     const { body } = render(SignedInAs, { context: authContext(auth) });

@@ -81,6 +81,7 @@ export function createTestAuth<C extends Claims = StandardClaims>({
   return {
     session: core.state.session,
     start: async () => ({}),
+    settled: core.settled,
     // A step-up signs in at once too; its options are checked as production checks them (a bad one is a TypeError).
     signIn: async (options: SignInOptions = {}) => {
       stepUpRequest('openid', options);

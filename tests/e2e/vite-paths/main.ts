@@ -15,6 +15,8 @@ async function loadOptions(): Promise<AuthOptions> {
     clientId: config.clientId,
     scope: config.scope ?? 'openid profile email',
     redirectUri: new URL('/callback', window.location.origin).href,
+    // The provider's sign-out comes back to the start page, not to the callback route.
+    postLogoutRedirectUri: new URL('/', window.location.origin).href,
   };
 }
 

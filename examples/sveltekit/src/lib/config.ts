@@ -3,12 +3,14 @@
 import { asset, resolve } from '$app/paths';
 import type { AuthOptions } from '@pkce-spa/auth';
 
-/** What /config.json holds: the provider's endpoints in RFC 8414 names, and this app's client id. */
+/** What /config.json holds: the provider's endpoints in RFC 8414 names, this app's client id, and its API. */
 export interface AppConfig {
   server: AuthOptions['server'];
   clientId: string;
   /** Default 'openid profile email': the start page shows the name and email claims. */
   scope?: string;
+  /** An API the orders page's load calls with auth.fetch (its origin may receive the token); none: no call. */
+  apiUrl?: string;
 }
 
 /**
@@ -24,8 +26,11 @@ export type Claims = {
 
 const ENDPOINTS = ['issuer', 'authorization_endpoint', 'token_endpoint', 'userinfo_endpoint'] as const;
 
-/** The auth options for an app at `origin`, from its /config.json; throws a readable message when that is unusable. */
-export async function loadAuthOptions(fetch: typeof globalThis.fetch, origin: string): Promise<AuthOptions> {
+/** The auth options for an app at `origin` and its API, from /config.json; throws a readable message when that is unusable. */
+export async function loadConfig(
+  fetch: typeof globalThis.fetch,
+  origin: string,
+): Promise<{ authOptions: AuthOptions; apiUrl: string | null }> {
   const response = await fetch(asset('/config.json'), { cache: 'no-store' });
   if (!response.ok) throw new Error(`/config.json answered ${response.status}; see the README for its fields`);
   const config = (await response.json()) as Partial<AppConfig>;
@@ -35,13 +40,18 @@ export async function loadAuthOptions(fetch: typeof globalThis.fetch, origin: st
     ...(typeof clientId === 'string' ? [] : ['clientId']),
   ];
   if (!server || typeof clientId !== 'string' || missing.length) throw new Error(`/config.json lacks ${missing.join(', ')}`);
-  return {
+  const apiUrl = typeof config.apiUrl === 'string' ? new URL(config.apiUrl).href : null;
+  const authOptions: AuthOptions = {
     server,
     clientId,
     // Its own route, so the provider's answer never lands on a page that renders anything else.
     redirectUri: new URL(resolve('/callback'), origin).href,
+    // The provider's sign-out brings the person back to the start page, not to the callback route.
+    postLogoutRedirectUri: new URL(resolve('/'), origin).href,
     scope: config.scope ?? 'openid profile email',
+    apiOrigins: apiUrl ? [new URL(apiUrl).origin] : [],
   };
+  return { authOptions, apiUrl };
 }
 
 /**
