@@ -1,6 +1,7 @@
 // Test-only: fresh, isolated auth instances ("tabs") over the fake identity service, one world per test.
 // Each tab gets a browser port of its own: happy-dom's location, history and storage (shared by the
-// tabs of a test, like one browser), a fake broadcast channel, and spies where the page leaves.
+// tabs of a test, like one browser), a fake broadcast channel, and spies where the page leaves. Its
+// requests go to the fake identity service as the instance's network: the global fetch is not touched.
 import { afterEach, beforeEach, vi } from 'vitest';
 import { authOptions, type AppConfig } from '../config';
 import type { Auth, SessionState, StartResult } from '../lib/auth';
@@ -62,7 +63,7 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
     localStorage.clear();
     sessionStorage.clear();
     FakeBroadcastChannel.reset();
-    h.idp = new FakeIdp().install();
+    h.idp = new FakeIdp();
     h.assign = vi.fn<(url: string, replace?: boolean) => void>();
     h.config = testConfig(configOverrides);
     h.reloaded = false;
@@ -100,7 +101,7 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
 
   h.newTab = (config = h.config) => {
     const port = h.port();
-    const auth = assembleAuth(authOptions(config), { browser: () => port, network: (request) => fetch(request) });
+    const auth = assembleAuth(authOptions(config), { browser: () => port, network: (request) => h.idp.fetch(request) });
     const tab: Tab = {
       auth,
       get state() {

@@ -1,6 +1,7 @@
 // Test-only: a scripted identity service, API and browser plumbing for the unit tests. It answers the
-// app's real requests (made through a mocked globalThis.fetch with real Response objects) the way the
-// interface spec says, and records every request so tests can assert what was sent, and what was not.
+// app's real requests (handed to its `fetch` as an auth instance's network, with real Response objects)
+// the way the interface spec says, and records every request so tests can assert what was sent, and
+// what was not.
 import { vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
@@ -177,7 +178,7 @@ export class FakeIdp {
     });
   });
 
-  /** Routes the app's fetches to this fake (undone by vi.unstubAllGlobals). */
+  /** Routes the global fetch to this fake, for a test of createAuth over the real global fetch (undone by vi.unstubAllGlobals). */
   install(): this {
     vi.stubGlobal('fetch', this.fetch);
     return this;

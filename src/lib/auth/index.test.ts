@@ -1,4 +1,3 @@
-// The public API (index.ts): one auth instance, as main.ts and the views use it.
 // The public API (index.ts): one auth instance, as main.ts and the views use it. createAuth makes
 // nothing happen until start(); start() completes a callback at the redirect URI and hands returnTo
 // back; the app navigates, never the module.
@@ -61,6 +60,8 @@ describe('the public API', () => {
 
 describe('nothing before start()', () => {
   it('createAuth reads no storage, opens no channel and sends nothing; the session is loading', () => {
+    // createAuth's network is the global fetch: the fake identity service stands in for it here.
+    h.idp.install();
     const getItem = vi.spyOn(Storage.prototype, 'getItem');
     const channels = FakeBroadcastChannel.open.size;
     const opened = vi.fn();
@@ -76,7 +77,7 @@ describe('nothing before start()', () => {
 
   it('the browser is asked for only when start() runs, and once', async () => {
     const browser = vi.fn(h.port);
-    const auth = assembleAuth(authOptions(h.config), { browser, network: (r) => fetch(r) });
+    const auth = assembleAuth(authOptions(h.config), { browser, network: (r) => h.idp.fetch(r) });
     expect(browser).not.toHaveBeenCalled();
     await auth.start();
     await auth.signIn();
@@ -84,14 +85,17 @@ describe('nothing before start()', () => {
     auth.destroy();
   });
 
-  it('requests go to the network it was given', async () => {
-    const network = vi.fn((request: Request) => fetch(request));
+  it('requests go to the network it was given, never to the global fetch', async () => {
+    const global = vi.fn<typeof fetch>();
+    vi.stubGlobal('fetch', global);
+    const network = vi.fn((request: Request) => h.idp.fetch(request));
     const authorizeUrl = await h.startSignIn();
     setPageUrl(`${APP_URL}?${h.idp.approve(authorizeUrl)}`);
     const auth = assembleAuth(authOptions(h.config), { browser: h.port, network });
     await auth.start();
     expect(auth.session.current.status).toBe('signed-in');
     expect(network.mock.calls.map(([request]) => request.url)).toEqual([TOKEN_URL, USERINFO_URL]);
+    expect(global).not.toHaveBeenCalled();
     auth.destroy();
   });
 });
@@ -232,6 +236,7 @@ describe('one instance', () => {
   });
 
   it('createAuth completes a callback over the real browser port and the global fetch', async () => {
+    h.idp.install();
     const url = await h.startSignIn();
     setPageUrl(`${APP_URL}?${h.idp.approve(url)}`);
     const auth = createAuth(authOptions(testConfig()));
@@ -242,9 +247,11 @@ describe('one instance', () => {
   });
 
   it('createAuth with the real browser port needs no harness: it reads location and storage', async () => {
+    h.idp.install();
     const auth = createAuth(authOptions(testConfig()));
     await auth.start();
     expect(auth.session.current.status).toBe('signed-out');
+    expect(h.idp.requests).toHaveLength(0);
     auth.destroy();
   });
 });
@@ -252,7 +259,7 @@ describe('one instance', () => {
 describe('defaults and late answers', () => {
   it('with only the required options: scope openid (so a nonce), and only userinfo may receive the token', async () => {
     const { server, clientId, redirectUri } = authOptions(h.config);
-    const minimal = () => assembleAuth({ server, clientId, redirectUri }, { browser: h.port, network: (r) => fetch(r) });
+    const minimal = () => assembleAuth({ server, clientId, redirectUri }, { browser: h.port, network: (r) => h.idp.fetch(r) });
     const first = minimal();
     await first.start();
     await first.signIn();
