@@ -1,25 +1,123 @@
-// safeReturnTo: the app's own place to come back to is a same-origin path with its query, never a way off the origin.
-import { describe, expect, it } from 'vitest';
-import { safeReturnTo } from './auth';
+// Sign-out (auth.ts): the tokens are forgotten here and in every other tab of the session, requests in
+// flight are aborted, only the non-secret "signed out on purpose" mark stays, and the next interactive
+// sign-in lets the person choose an account (prompt=login). With the provider's endpoints: signout tests.
+import { describe, expect, it, vi } from 'vitest';
+import { useAuthHarness, type Tab } from '../../testing/auth-harness';
+import { API_URL, APP_URL, FakeBroadcastChannel, NAMES, allStorage, setPageUrl } from '../../testing/fake-idp';
+import { appNames } from './storage';
 
-describe('safeReturnTo', () => {
-  it.each(['//evil.example', '/\\evil.example', 'https://evil.example', ' /profile', 42, null, '', '/' + 'x'.repeat(600)])(
-    '%j is refused',
-    (input) => {
-      expect(safeReturnTo(input)).toBeUndefined();
-    },
-  );
+const h = useAuthHarness();
 
-  it.each(['/..//evil.example', '/.//evil.example', '/a/..//evil.example', '/\t/evil.example', '/\n/evil.example'])(
-    '%j never yields a path starting with //',
-    (input) => {
-      const path = safeReturnTo(input);
-      expect(path === undefined || !path.startsWith('//')).toBe(true);
-    },
-  );
+const promptOf = (url: string) => new URL(url).searchParams.get('prompt');
 
-  it('keeps path and query, normalised, and drops a fragment', () => {
-    expect(safeReturnTo('/orders?page=2')).toBe('/orders?page=2');
-    expect(safeReturnTo('/x/../api?x=1#top')).toBe('/api?x=1');
+async function expectUnauthenticatedWithoutRequest(tab: Tab) {
+  const before = h.idp.requests.length;
+  await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
+  expect(h.idp.requests.length).toBe(before);
+}
+
+describe('sign-out', () => {
+  it('drops the token, aborts requests in flight, clears what it kept and shows the start page', async () => {
+    const tab = await h.signIn();
+    h.idp.api = () => new Promise<Response>(() => {});
+    const pending = tab.auth.fetch(API_URL).catch((err: unknown) => err);
+    await vi.waitFor(() => expect(h.idp.to(API_URL)).toHaveLength(1));
+    await h.startSignIn(); // another pending sign-in of this tab
+    tab.auth.signOut();
+    expect(await pending).toMatchObject({ code: 'aborted' });
+    expect(h.idp.to(API_URL)[0].init.signal?.aborted).toBe(true);
+    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    // The module never navigates in the app (the app does), and sends nothing anywhere without endSessionUrl.
+    expect(location.href).toBe(APP_URL);
+    // Only the non-secret "signed out on purpose" mark stays, for prompt=login on the next sign-in.
+    expect(allStorage()).toBe(`${NAMES.key('hint')}=out`);
+    await expectUnauthenticatedWithoutRequest(tab);
+  });
+
+  it('tells the other tabs on BroadcastChannel "auth"', async () => {
+    const tab = await h.signIn();
+    tab.auth.signOut();
+    const signedOut = FakeBroadcastChannel.posted.filter(({ data }) => (data as { type: string }).type === 'signed-out');
+    expect(signedOut).toHaveLength(1);
+    expect(signedOut[0].name).toBe(NAMES.channel);
+  });
+
+  it('signing out in one tab signs out the others at once: token dropped, requests aborted, no echo', async () => {
+    const other = await h.signIn();
+    const tab = await h.signIn();
+    h.idp.api = () => new Promise<Response>(() => {});
+    const pending = other.auth.fetch(API_URL).catch((err: unknown) => err);
+    await vi.waitFor(() => expect(h.idp.to(API_URL)).toHaveLength(1));
+    tab.auth.signOut();
+    await vi.waitFor(() => expect(other.state.status).toBe('signed-out'));
+    expect(other.state.user).toBeNull();
+    expect(await pending).toMatchObject({ code: 'aborted' });
+    await expectUnauthenticatedWithoutRequest(other);
+    expect(FakeBroadcastChannel.posted.filter(({ data }) => (data as { type: string }).type === 'signed-out')).toHaveLength(1);
+  });
+
+  it('a "signed-out" message naming this session signs this tab out; one without its id, or of another app, does not', async () => {
+    const tab = await h.signIn();
+    const id = (FakeBroadcastChannel.posted
+      .map(({ data }) => data as { type: string; session?: { id: string } })
+      .find((m) => m.type === 'offer')?.session?.id ?? '') as string;
+    const otherTab = new FakeBroadcastChannel(NAMES.channel);
+    const otherApp = new FakeBroadcastChannel('something-else');
+    otherApp.postMessage({ app: NAMES.app, type: 'signed-out', id });
+    otherTab.postMessage({ app: NAMES.app, type: 'hello' });
+    otherTab.postMessage('signed-out');
+    otherTab.postMessage({ app: NAMES.app, type: 'signed-out' });
+    otherTab.postMessage({ app: NAMES.app, type: 'signed-out', id: 'b'.repeat(43) });
+    otherTab.postMessage({ app: appNames('https://other.example', 'demo-spa').app, type: 'signed-out', id });
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(tab.state.status).toBe('signed-in');
+    otherTab.postMessage({ app: NAMES.app, type: 'signed-out', id });
+    await vi.waitFor(() => expect(tab.state.status).toBe('signed-out'));
+  });
+});
+
+describe('account switching without provider endpoints', () => {
+  it('the first interactive sign-in sends no prompt', async () => {
+    expect(promptOf(await h.startSignIn())).toBeNull();
+  });
+
+  it('after an explicit sign-out the next interactive sign-in sends prompt=login, once', async () => {
+    const tab = await h.signIn();
+    tab.auth.signOut();
+    expect(promptOf(await h.startSignIn())).toBe('login');
+    await h.completeCallback(h.idp.approve(h.lastNavigation()));
+    expect(promptOf(await h.startSignIn())).toBeNull();
+  });
+
+  it('prompt=login survives a reload of the signed-out page, and reaches other tabs', async () => {
+    const tab = await h.signIn();
+    tab.auth.signOut();
+    setPageUrl(APP_URL);
+    h.reloaded = true;
+    const reloaded = h.newTab();
+    await reloaded.auth.start();
+    expect(h.assign).toHaveBeenCalledTimes(1); // no restore after a sign-out
+    await reloaded.auth.signIn();
+    expect(promptOf(h.lastNavigation())).toBe('login');
+  });
+
+  it('a plain reload while signed in restores silently: prompt=none, never login', async () => {
+    await h.signIn();
+    await h.closeTabs();
+    h.reloaded = true;
+    const tab = h.newTab();
+    await tab.auth.start();
+    expect(promptOf(h.lastNavigation())).toBe('none');
+  });
+
+  it('sign-out without endSessionUrl stays in the app: no navigation', async () => {
+    const tab = await h.signIn();
+    const navigations = h.assign.mock.calls.length;
+    tab.auth.signOut();
+    // The provider's part of a sign-out runs with its module: let it load and run.
+    await vi.dynamicImportSettled();
+    expect(h.assign.mock.calls.length).toBe(navigations);
+    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
   });
 });

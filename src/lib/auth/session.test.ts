@@ -1,383 +1,177 @@
-// Issue 3, "Keeping the session": expiry, refresh tokens, sign-out across tabs, restore after reload.
-// Time is fake (vi.useFakeTimers) so expiry is exact and nothing sleeps.
+// The session a view reads (session.ts): a Svelte store whose readable side has a reactive `current`,
+// and the transitions that are the only ways its state changes. It never carries a token.
+import '@testing-library/svelte/vitest';
+import { render, screen } from '@testing-library/svelte';
+import { tick } from 'svelte';
+import { get } from 'svelte/store';
 import { describe, expect, it, vi } from 'vitest';
-import { appNames } from './storage';
-import { useAuthHarness, type Tab } from '../../testing/auth-harness';
-import {
-  API_URL,
-  APP_URL,
-  FakeBroadcastChannel,
-  allStorage,
-  idTokenClaims,
-  json,
-  setPageUrl,
-  unsignedIdToken,
-  NAMES,
-} from '../../testing/fake-idp';
+import { useAuthHarness } from '../../testing/auth-harness';
+import type { Auth } from './auth';
+import { authContext } from './context';
+import { AuthError } from './errors';
+import { createSession, reactiveStore, sessionState, type SessionState } from './session';
+import SignedInAs from './__fixtures__/SignedInAs.svelte';
 
-const h = useAuthHarness();
+const ALICE = { sub: 'alice-sub', name: 'Alice' };
+const SIGNED_OUT = { status: 'signed-out', user: null, expiresAt: null, error: null };
 
-const refreshRequests = () => h.idp.tokenRequests('refresh_token');
+/** Renders a view that reads `session.current`, as every view of an app does. */
+const show = (session: Auth['session']) => render(SignedInAs, { context: authContext({ session } as Auth) });
 
-/** Sign-in at a fake "now", with the token lifetime the identity service announces. */
-async function signInAt(expiresIn: number | undefined, { refresh = false } = {}) {
-  vi.useFakeTimers();
-  h.idp.expiresIn = expiresIn;
-  h.idp.refreshTokens = refresh;
-  const t0 = Date.now();
-  const tab = await h.signIn();
-  return { tab, t0 };
-}
-
-async function expectUnauthenticatedWithoutRequest(tab: Tab) {
-  const before = h.idp.requests.length;
-  await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
-  expect(h.idp.requests.length).toBe(before);
-}
-
-describe('expiry without a refresh token', () => {
-  it('stays signed in until expires_in runs out, then becomes expired', async () => {
-    const { tab, t0 } = await signInAt(300);
-    setPageUrl(`${APP_URL}#/api`);
-    expect(tab.state.expiresAt).toBe(t0 + 300_000);
-    await vi.advanceTimersByTimeAsync(299_999);
-    expect(tab.state.status).toBe('signed-in');
-    await vi.advanceTimersByTimeAsync(1);
-    expect(tab.state).toMatchObject({ status: 'expired', user: null, error: { code: 'session_expired' } });
-    expect(refreshRequests()).toHaveLength(0);
-    await expectUnauthenticatedWithoutRequest(tab);
+describe('reactiveStore', () => {
+  it("keeps Svelte's store contract: a subscriber gets the value at once and every later one, until it unsubscribes", () => {
+    const { set, update, readable } = reactiveStore(1);
+    const seen: number[] = [];
+    const stop = readable.subscribe((value) => seen.push(value));
+    set(2);
+    update((value) => value * 10);
+    stop();
+    set(3);
+    expect(seen).toEqual([1, 2, 20]);
+    expect(get(readable)).toBe(3);
   });
 
-  it.each([
-    ['missing', undefined, 3600],
-    ['absurdly large (beyond the 2^31-1 ms timer limit)', 1e10, 86_400],
-    ['short', 5, 5],
-  ])('expires_in %s: the session lasts %ss, never longer than the server said', async (_name, expiresIn, seconds) => {
-    const { tab, t0 } = await signInAt(expiresIn);
-    expect(tab.state.expiresAt).toBe(t0 + seconds * 1000);
-    await vi.advanceTimersByTimeAsync(seconds * 1000 - 1);
-    expect(tab.state.status).toBe('signed-in');
-    await vi.advanceTimersByTimeAsync(1);
-    expect(tab.state.status).toBe('expired');
+  it('starts with its first subscriber and stops with its last, each time', () => {
+    const stop = vi.fn();
+    const start = vi.fn(() => stop);
+    const { readable } = reactiveStore('x', start);
+    const first = readable.subscribe(() => {});
+    const second = readable.subscribe(() => {});
+    expect(start).toHaveBeenCalledTimes(1);
+    first();
+    expect(stop).not.toHaveBeenCalled();
+    second();
+    expect(stop).toHaveBeenCalledTimes(1);
+    readable.subscribe(() => {})();
+    expect([start.mock.calls.length, stop.mock.calls.length]).toEqual([2, 2]);
   });
 
-  it('expires_in 0 without a refresh token: expired at once, nothing sent', async () => {
-    const { tab } = await signInAt(0);
-    const requests = h.idp.requests.length;
-    await vi.advanceTimersByTimeAsync(0);
-    expect(tab.state.status).toBe('expired');
-    expect(h.idp.requests.length).toBe(requests);
+  it('current outside a view is the value, and subscribes to nothing', () => {
+    const start = vi.fn(() => () => {});
+    const { set, readable } = reactiveStore('a', start);
+    expect(readable.current).toBe('a');
+    set('b');
+    expect(readable.current).toBe('b');
+    expect(start).not.toHaveBeenCalled();
   });
 
-  it.each([0, 1])('expires_in %i with a refresh token: renewals, but never a tight loop', async (expiresIn) => {
-    const { tab } = await signInAt(expiresIn, { refresh: true });
-    await vi.advanceTimersByTimeAsync(10_000);
-    const renewals = refreshRequests().length;
-    expect(renewals).toBeGreaterThanOrEqual(1);
-    expect(renewals).toBeLessThanOrEqual(10);
-    expect(tab.state.status).not.toBe('error');
-  });
-
-  it.each([
-    ['online', () => window.dispatchEvent(new Event('online'))],
-    ['visibilitychange', () => document.dispatchEvent(new Event('visibilitychange'))],
-    ['pageshow', () => window.dispatchEvent(new Event('pageshow'))],
-  ])('re-checks expiry on %s after the timers stalled (laptop asleep)', async (_name, wake) => {
-    const { tab, t0 } = await signInAt(300);
-    // The clock jumps without any timer firing, as after a sleep.
-    vi.setSystemTime(t0 + 301_000);
-    expect(tab.state.status).toBe('signed-in');
-    wake();
-    await vi.waitFor(() => expect(tab.state.status).toBe('expired'));
+  it('current in a view subscribes while the view shows it, and the view follows every change', async () => {
+    const stop = vi.fn();
+    const start = vi.fn(() => stop);
+    const { set, readable } = reactiveStore<SessionState>(sessionState('loading'), start);
+    const view = show(readable);
+    expect(screen.getByText('loading: nobody')).toBeTruthy();
+    expect(start).toHaveBeenCalledTimes(1);
+    set({ status: 'signed-in', user: ALICE, expiresAt: 1, error: null });
+    await tick();
+    expect(screen.getByText('signed-in: Alice')).toBeTruthy();
+    view.unmount();
+    expect(stop).toHaveBeenCalledTimes(1);
   });
 });
 
-describe('refresh tokens', () => {
-  it('renews before expiry without the person noticing, and uses the new access token', async () => {
-    const { tab, t0 } = await signInAt(300, { refresh: true });
-    const firstAccessToken = h.idp.issued[0].access_token;
-    await vi.advanceTimersByTimeAsync(150_000);
-    expect(refreshRequests()).toHaveLength(0);
-    await vi.advanceTimersByTimeAsync(149_999);
-    expect(refreshRequests()).toHaveLength(1);
-    const [request] = refreshRequests();
-    expect(request.form.get('client_id')).toBe(h.config.clientId);
-    expect(request.form.has('client_secret')).toBe(false);
-    expect(request.headers.has('authorization')).toBe(false);
-    expect(tab.state.status).toBe('signed-in');
-    expect(tab.state.expiresAt).toBeGreaterThan(t0 + 300_000);
-
-    h.idp.validAccessTokens.delete(firstAccessToken as string);
-    const response = await tab.auth.fetch(API_URL);
-    expect(response.status).toBe(200);
-    expect(h.idp.to(API_URL)[0].headers.get('authorization')).toBe(`Bearer ${h.idp.issued[1].access_token}`);
+describe('the transitions', () => {
+  it('a new session is loading, or starts as it is given', () => {
+    expect(createSession().session.current).toEqual({ status: 'loading', user: null, expiresAt: null, error: null });
+    const initial = sessionState('expired', { code: 'session_expired' });
+    expect(createSession(initial).session.current).toBe(initial);
   });
 
-  it('rotates: the new refresh token is used next time, the old one never again', async () => {
-    const { tab } = await signInAt(300, { refresh: true });
-    const rt1 = h.idp.issued[0].refresh_token;
-    await vi.advanceTimersByTimeAsync(300_000);
-    const rt2 = h.idp.issued[1].refresh_token;
-    await vi.advanceTimersByTimeAsync(300_000);
-    const rt3 = h.idp.issued[2]?.refresh_token;
-    expect(new Set([rt1, rt2, rt3]).size).toBe(3);
-    expect(refreshRequests().map((r) => r.form.get('refresh_token'))).toEqual([rt1, rt2]);
-    expect(tab.state.status).toBe('signed-in');
+  it('signedIn shows the person and the expiry; renewed moves only the expiry; signedOut shows nobody', () => {
+    const state = createSession<typeof ALICE>();
+    state.signedIn(ALICE, 1000);
+    expect(state.session.current).toEqual({ status: 'signed-in', user: ALICE, expiresAt: 1000, error: null });
+    state.renewed(2000);
+    expect(state.session.current).toEqual({ status: 'signed-in', user: ALICE, expiresAt: 2000, error: null });
+    state.signedOut();
+    expect(state.session.current).toEqual(SIGNED_OUT);
   });
 
-  it('keeps the old refresh token when the answer carries no new one', async () => {
-    const { tab } = await signInAt(300, { refresh: true });
-    const rt1 = h.idp.issued[0].refresh_token as string;
-    h.idp.token = ({ form }) =>
-      json({ access_token: `at-x-${form.get('refresh_token')}`, token_type: 'Bearer', expires_in: 300 });
-    await vi.advanceTimersByTimeAsync(600_000);
-    expect(refreshRequests().map((r) => r.form.get('refresh_token'))).toEqual([rt1, rt1]);
-    expect(tab.state.status).toBe('signed-in');
+  it('failed shows nobody and the error as plain fields, without its cause, with where a new attempt returns', () => {
+    const state = createSession<typeof ALICE>();
+    state.signedIn(ALICE, 1000);
+    const cause = new Error('the original, with server text');
+    state.failed(new AuthError('cancelled', { oauthError: 'access_denied' }, cause), '/orders');
+    const current = state.session.current;
+    expect(current).toEqual({
+      status: 'error',
+      user: null,
+      expiresAt: null,
+      error: { code: 'cancelled', oauthError: 'access_denied', returnTo: '/orders' },
+    });
+    expect(JSON.stringify(current)).not.toContain('server text');
   });
 
-  it('invalid_grant on refresh ends the session as "expired"', async () => {
-    const { tab } = await signInAt(300, { refresh: true });
-    h.idp.currentRefreshToken = 'revoked-by-the-server';
-    await vi.advanceTimersByTimeAsync(300_000);
-    expect(refreshRequests()).toHaveLength(1);
-    expect(tab.state).toMatchObject({
+  it("expired shows nobody and session_expired, keeping the failure's details", () => {
+    const state = createSession<typeof ALICE>();
+    state.signedIn(ALICE, 1000);
+    state.expired(new AuthError('invalid_grant', { oauthError: 'invalid_grant', status: 400 }), '/notes');
+    expect(state.session.current).toEqual({
       status: 'expired',
       user: null,
-      error: { code: 'session_expired', oauthError: 'invalid_grant' },
+      expiresAt: null,
+      error: { code: 'session_expired', oauthError: 'invalid_grant', status: 400, returnTo: '/notes' },
     });
-    await expectUnauthenticatedWithoutRequest(tab);
-    // No retry loop afterwards.
-    await vi.advanceTimersByTimeAsync(24 * 3600_000);
-    expect(refreshRequests()).toHaveLength(1);
+    state.expired();
+    expect(state.session.current).toMatchObject({ status: 'expired', error: { code: 'session_expired' } });
   });
 
-  it('retries a renewal that failed on the network while the token is still valid', async () => {
-    const { tab, t0 } = await signInAt(300, { refresh: true });
-    let failures = 1;
-    h.idp.token = (request, standard) => (failures-- > 0 ? Promise.reject(new TypeError('Failed to fetch')) : standard(request));
-    await vi.advanceTimersByTimeAsync(300_000 - 1);
-    expect(refreshRequests().length).toBeGreaterThanOrEqual(1);
-    expect(tab.state.status).toBe('signed-in');
-    expect(tab.state.expiresAt).toBeGreaterThan(t0 + 300_000);
+  it('notice shows nobody, signed out, with a notice that is no failure', () => {
+    const state = createSession<typeof ALICE>();
+    state.signedIn(ALICE, 1000);
+    state.notice('unknown_transaction');
+    expect(state.session.current).toEqual({ ...SIGNED_OUT, error: { code: 'unknown_transaction' } });
   });
 
-  it('a renewed ID token for another subject ends the session', async () => {
-    const { tab } = await signInAt(300, { refresh: true });
-    h.idp.token = () =>
-      json({
-        access_token: 'at-mallory',
-        token_type: 'Bearer',
-        expires_in: 300,
-        id_token: unsignedIdToken(idTokenClaims('mallory-sub', undefined)),
-      });
-    await vi.advanceTimersByTimeAsync(300_000);
-    expect(tab.state.status).toBe('expired');
-    expect(tab.state.user).toBeNull();
-  });
-});
-
-describe('sign-out', () => {
-  it('drops the token, aborts requests in flight, clears what it kept and shows the start page', async () => {
-    const tab = await h.signIn();
-    h.idp.api = () => new Promise<Response>(() => {});
-    const pending = tab.auth.fetch(API_URL).catch((err: unknown) => err);
-    await vi.waitFor(() => expect(h.idp.to(API_URL)).toHaveLength(1));
-    await h.startSignIn(); // another pending sign-in of this tab
-    tab.auth.signOut();
-    expect(await pending).toMatchObject({ code: 'aborted' });
-    expect(h.idp.to(API_URL)[0].init.signal?.aborted).toBe(true);
-    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
-    // The module never navigates in the app (the app does), and sends nothing anywhere without endSessionUrl.
-    expect(location.href).toBe(APP_URL);
-    // Only the non-secret "signed out on purpose" mark stays, for prompt=login on the next sign-in.
-    expect(allStorage()).toBe(`${NAMES.key('hint')}=out`);
-    await expectUnauthenticatedWithoutRequest(tab);
+  it('redirecting, then abandoned (Back from the identity service): what showed before comes back', () => {
+    const state = createSession<typeof ALICE>();
+    state.signedIn(ALICE, 1000);
+    const before = state.session.current;
+    state.redirecting();
+    expect(state.session.current).toEqual({ status: 'redirecting', user: null, expiresAt: null, error: null });
+    state.redirectAbandoned();
+    expect(state.session.current).toBe(before);
   });
 
-  it('tells the other tabs on BroadcastChannel "auth"', async () => {
-    const tab = await h.signIn();
-    tab.auth.signOut();
-    const signedOut = FakeBroadcastChannel.posted.filter(({ data }) => (data as { type: string }).type === 'signed-out');
-    expect(signedOut).toHaveLength(1);
-    expect(signedOut[0].name).toBe(NAMES.channel);
+  it('redirectAbandoned changes nothing unless a redirect is showing', () => {
+    const state = createSession<typeof ALICE>();
+    state.redirecting();
+    state.signedIn(ALICE, 1000);
+    const current = state.session.current;
+    state.redirectAbandoned();
+    expect(state.session.current).toBe(current);
   });
 
-  it('signing out in one tab signs out the others at once: token dropped, requests aborted, no echo', async () => {
-    const other = await h.signIn();
-    const tab = await h.signIn();
-    h.idp.api = () => new Promise<Response>(() => {});
-    const pending = other.auth.fetch(API_URL).catch((err: unknown) => err);
-    await vi.waitFor(() => expect(h.idp.to(API_URL)).toHaveLength(1));
-    tab.auth.signOut();
-    await vi.waitFor(() => expect(other.state.status).toBe('signed-out'));
-    expect(other.state.user).toBeNull();
-    expect(await pending).toMatchObject({ code: 'aborted' });
-    await expectUnauthenticatedWithoutRequest(other);
-    expect(FakeBroadcastChannel.posted.filter(({ data }) => (data as { type: string }).type === 'signed-out')).toHaveLength(1);
-  });
-
-  it('a "signed-out" message naming this session signs this tab out; one without its id, or of another app, does not', async () => {
-    const tab = await h.signIn();
-    const id = (FakeBroadcastChannel.posted
-      .map(({ data }) => data as { type: string; session?: { id: string } })
-      .find((m) => m.type === 'offer')?.session?.id ?? '') as string;
-    const otherTab = new FakeBroadcastChannel(NAMES.channel);
-    const otherApp = new FakeBroadcastChannel('something-else');
-    otherApp.postMessage({ app: NAMES.app, type: 'signed-out', id });
-    otherTab.postMessage({ app: NAMES.app, type: 'hello' });
-    otherTab.postMessage('signed-out');
-    otherTab.postMessage({ app: NAMES.app, type: 'signed-out' });
-    otherTab.postMessage({ app: NAMES.app, type: 'signed-out', id: 'b'.repeat(43) });
-    otherTab.postMessage({ app: appNames('https://other.example', 'demo-spa').app, type: 'signed-out', id });
-    await Promise.resolve();
-    await Promise.resolve();
-    expect(tab.state.status).toBe('signed-in');
-    otherTab.postMessage({ app: NAMES.app, type: 'signed-out', id });
-    await vi.waitFor(() => expect(tab.state.status).toBe('signed-out'));
-  });
-
-  it('a page restored from the back/forward cache after a sign-out elsewhere shows nothing of the user', async () => {
-    const tab = await h.signIn();
-    localStorage.removeItem(NAMES.key('hint')); // what the other tab's sign-out left behind
-    const pageshow = new Event('pageshow');
-    Object.defineProperty(pageshow, 'persisted', { value: true });
-    window.dispatchEvent(pageshow);
-    await vi.waitFor(() => expect(tab.state.status).toBe('signed-out'));
-    expect(tab.state.user).toBeNull();
-  });
-
-  it('Back from the identity service to a cached page that began a sign-in shows it as before, not an endless redirect', async () => {
-    const tab = h.newTab();
-    await tab.auth.start();
-    await tab.auth.signIn();
-    expect(tab.state.status).toBe('redirecting');
-    const pageshow = new Event('pageshow');
-    Object.defineProperty(pageshow, 'persisted', { value: true });
-    window.dispatchEvent(pageshow);
-    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
-  });
-
-  it('a page restored from the back/forward cache while still signed in stays signed in', async () => {
-    const tab = await h.signIn();
-    const pageshow = new Event('pageshow');
-    Object.defineProperty(pageshow, 'persisted', { value: true });
-    window.dispatchEvent(pageshow);
-    expect(tab.state.status).toBe('signed-in');
+  it('every transition reaches the store and the views that read current', async () => {
+    const state = createSession<typeof ALICE>();
+    const seen: string[] = [];
+    const stop = state.session.subscribe((s) => seen.push(s.status));
+    show(state.session);
+    state.signedIn(ALICE, 1000);
+    await tick();
+    expect(screen.getByText('signed-in: Alice')).toBeTruthy();
+    state.expired();
+    await tick();
+    expect(screen.getByText('expired: nobody')).toBeTruthy();
+    stop();
+    expect(seen).toEqual(['loading', 'signed-in', 'expired']);
   });
 });
 
-describe('restore after a reload', () => {
-  /**
-   * A reload: memory gone, storage kept, the page at `hash`; `reloaded` false is a load by Back or a
-   * link. The hash route is the restore's returnTo, as a hash-routed app's main.ts passes it.
-   */
-  async function reload(hash = '', { reloaded = true } = {}) {
-    await h.closeTabs();
-    setPageUrl(APP_URL + hash);
-    h.reloaded = reloaded;
-    const navigations = h.assign.mock.calls.length;
-    const tab = h.newTab();
-    await tab.auth.start({ returnTo: hash.slice(1) || undefined });
-    return { tab, navigated: h.assign.mock.calls.length > navigations };
-  }
+describe('through an instance', () => {
+  const h = useAuthHarness();
 
-  it('with the hint, a top-level prompt=none request brings the person back to the same route', async () => {
-    await h.signIn();
-    const { tab, navigated } = await reload('#/api');
-    expect(navigated).toBe(true);
-    expect(tab.state.status).toBe('redirecting');
-    const url = new URL(h.lastNavigation());
-    expect(url.searchParams.get('prompt')).toBe('none');
-    for (const name of ['client_id', 'redirect_uri', 'code_challenge', 'state', 'nonce'])
-      expect(url.searchParams.get(name)).toBeTruthy();
-    const restored = await h.completeCallback(h.idp.approve(url.href));
-    expect(restored.state.status).toBe('signed-in');
-    expect(restored.started).toEqual({ returnTo: '/api' });
-    expect(h.idp.tokenRequests('authorization_code')).toHaveLength(2);
+  it('the session store never carries a token', async () => {
+    h.idp.refreshTokens = true;
+    const tab = await h.signIn();
+    const seen: string[] = [];
+    const unsubscribe = tab.auth.session.subscribe((s) => seen.push(JSON.stringify(s)));
+    tab.auth.signOut();
+    unsubscribe();
+    expect(seen.map((s) => JSON.parse(s).status)).toEqual(['signed-in', 'signed-out']);
+    const body = h.idp.issued[0];
+    for (const state of seen) {
+      for (const secret of [body.access_token, body.refresh_token, body.id_token]) expect(state).not.toContain(secret as string);
+    }
   });
-
-  it('without the hint, nothing is tried: signed out', async () => {
-    const { tab, navigated } = await reload('#/profile');
-    expect(navigated).toBe(false);
-    expect(tab.state.status).toBe('signed-out');
-  });
-
-  it('the hint is non-secret: "1", and nothing else is kept', async () => {
-    await h.signIn();
-    expect(allStorage()).toBe(`${NAMES.key('hint')}=1`);
-  });
-
-  it('after a successful restore, the next reload restores again', async () => {
-    await h.signIn();
-    await reload();
-    await h.completeCallback(h.idp.approve(h.lastNavigation()));
-    expect((await reload()).navigated).toBe(true);
-  });
-
-  it('a guard stops a loop: no second restore within the guard window unless the person reloads', async () => {
-    vi.useFakeTimers();
-    await h.signIn();
-    expect((await reload()).navigated).toBe(true);
-    // The person came back without an answer (Back, a link): no second try.
-    const second = await reload('', { reloaded: false });
-    expect(second.navigated).toBe(false);
-    expect(second.tab.state.status).toBe('signed-out');
-    // A reload is the person asking: it may restore again.
-    expect((await reload()).navigated).toBe(true);
-    vi.setSystemTime(Date.now() + 10 * 60_000);
-    expect((await reload('', { reloaded: false })).navigated).toBe(true);
-  });
-
-  it('a silent restore replaces the history entry instead of adding one; an interactive sign-in adds one', async () => {
-    await h.startSignIn();
-    expect(h.assign.mock.lastCall?.[1]).toBeFalsy();
-    localStorage.setItem(NAMES.key('hint'), '1');
-    await reload();
-    expect(h.assign.mock.lastCall?.[1]).toBe(true);
-  });
-
-  it.each(['login_required', 'interaction_required', 'consent_required', 'access_denied', 'invalid_request', 'server_error'])(
-    'an OAuth error (%s) answering the silent attempt: signed out, no alert, no token request, no retry',
-    async (error) => {
-      await h.signIn();
-      await reload('#/api');
-      const tokenRequests = h.idp.tokenRequests().length;
-      const tab = await h.completeCallback(h.idp.deny(h.lastNavigation(), error, { error_description: 'id_token mandatory' }));
-      expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
-      expect(h.idp.tokenRequests()).toHaveLength(tokenRequests);
-      expect(tab.started).toEqual({ returnTo: '/api' });
-      expect((await reload()).navigated).toBe(false);
-    },
-  );
-
-  it('a silent attempt whose answer fails validation or whose token request fails is an alert', async () => {
-    await h.signIn();
-    await reload();
-    const forged = h.idp.deny(h.lastNavigation(), 'login_required');
-    forged.set('iss', 'https://evil.example');
-    expect((await h.completeCallback(forged)).state.error?.code).toBe('invalid_response');
-    await reload();
-    h.idp.token = () => json({ error: 'invalid_grant' }, 400);
-    const tab = await h.completeCallback(h.idp.approve(h.lastNavigation()));
-    expect(tab.state).toMatchObject({ status: 'error', error: { code: 'invalid_grant' } });
-  });
-
-  it('login_required on an interactive sign-in is an error the person sees', async () => {
-    const tab = await h.completeCallback(h.idp.deny(await h.startSignIn(), 'login_required'));
-    expect(tab.state.status).toBe('error');
-    expect(tab.state.error?.code).toBe('login_required');
-  });
-});
-
-it('the session store never carries a token', async () => {
-  h.idp.refreshTokens = true;
-  const tab = await h.signIn();
-  const seen: string[] = [];
-  const unsubscribe = tab.auth.session.subscribe((s) => seen.push(JSON.stringify(s)));
-  tab.auth.signOut();
-  unsubscribe();
-  const body = h.idp.issued[0];
-  for (const state of seen) {
-    for (const secret of [body.access_token, body.refresh_token, body.id_token]) expect(state).not.toContain(secret as string);
-  }
 });

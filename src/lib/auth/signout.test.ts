@@ -1,71 +1,16 @@
-// Sign-out that lets the person switch accounts: prompt=login next time, the provider's session ended
-// by a GET navigation (RP-Initiated Logout 1.0) and the tokens revoked (RFC 7009) when configured, from
-// every state that knew a person; the provider's return matched to the state sent, once.
+// Sign-out at the identity service (signout.ts): the provider's session ended by a GET navigation
+// (RP-Initiated Logout 1.0) and the tokens revoked (RFC 7009) when configured, from every state that
+// knew a person; the provider's return matched to the state sent, once. (Sign-out in the app and the
+// next sign-in's prompt=login: auth tests.)
 import { describe, expect, it, vi } from 'vitest';
 import { appNames, appStorage } from './storage';
 import { useAuthHarness } from '../../testing/auth-harness';
 import type { BrowserPort } from './port';
 import type { Server } from './protocol';
 import { endSession, endSessionRequest } from './signout';
-import {
-  ACCOUNT_URL,
-  API_URL,
-  APP_URL,
-  END_SESSION_URL,
-  REVOCATION_URL,
-  deferred,
-  json,
-  setPageUrl,
-} from '../../testing/fake-idp';
+import { ACCOUNT_URL, API_URL, APP_URL, END_SESSION_URL, REVOCATION_URL, deferred, json } from '../../testing/fake-idp';
 
 const promptOf = (url: string) => new URL(url).searchParams.get('prompt');
-
-describe('account switching without provider endpoints', () => {
-  const h = useAuthHarness();
-
-  it('the first interactive sign-in sends no prompt', async () => {
-    expect(promptOf(await h.startSignIn())).toBeNull();
-  });
-
-  it('after an explicit sign-out the next interactive sign-in sends prompt=login, once', async () => {
-    const tab = await h.signIn();
-    tab.auth.signOut();
-    expect(promptOf(await h.startSignIn())).toBe('login');
-    await h.completeCallback(h.idp.approve(h.lastNavigation()));
-    expect(promptOf(await h.startSignIn())).toBeNull();
-  });
-
-  it('prompt=login survives a reload of the signed-out page, and reaches other tabs', async () => {
-    const tab = await h.signIn();
-    tab.auth.signOut();
-    setPageUrl(APP_URL);
-    h.reloaded = true;
-    const reloaded = h.newTab();
-    await reloaded.auth.start();
-    expect(h.assign).toHaveBeenCalledTimes(1); // no restore after a sign-out
-    await reloaded.auth.signIn();
-    expect(promptOf(h.lastNavigation())).toBe('login');
-  });
-
-  it('a plain reload while signed in restores silently: prompt=none, never login', async () => {
-    await h.signIn();
-    await h.closeTabs();
-    h.reloaded = true;
-    const tab = h.newTab();
-    await tab.auth.start();
-    expect(promptOf(h.lastNavigation())).toBe('none');
-  });
-
-  it('sign-out without endSessionUrl stays in the app: no navigation', async () => {
-    const tab = await h.signIn();
-    const navigations = h.assign.mock.calls.length;
-    tab.auth.signOut();
-    // The provider's part of a sign-out runs with its module: let it load and run.
-    await vi.dynamicImportSettled();
-    expect(h.assign.mock.calls.length).toBe(navigations);
-    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
-  });
-});
 
 describe('with endSessionUrl and revocationUrl', () => {
   const h = useAuthHarness({ endSessionUrl: END_SESSION_URL, revocationUrl: REVOCATION_URL });

@@ -1,8 +1,11 @@
 // The token vault on its own, over a fake clock and a scripted grant: when it renews, that every grant
 // runs in turn through one entry, how rotation and expiry apply, what a failed grant means, and what a
-// late answer does. (Through a whole instance: session and tabs tests.)
+// late answer does. Then through a whole instance over the fake identity service: expiry and renewal
+// with refresh tokens as the person sees them. (Across tabs: tabs tests.)
 import * as oauth from 'oauth4webapi';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { useAuthHarness, type Tab } from '../../testing/auth-harness';
+import { API_URL, APP_URL, idTokenClaims, json, setPageUrl, unsignedIdToken } from '../../testing/fake-idp';
 import { AuthError } from './errors';
 import type { ResourceParams, TokenSet } from './protocol';
 import { classify, createVault, type Grant, type VaultParts } from './vault';
@@ -344,5 +347,170 @@ describe('the session', () => {
     vault.hold({ tokens: tokens(1), scope: 'openid', keys: adopted });
     expect(vault.keys()).toBe(adopted);
     expect(vault.dpop()).not.toBe(handle);
+  });
+});
+
+// Time is fake (vi.useFakeTimers) so expiry is exact and nothing sleeps.
+describe('through an instance', () => {
+  const h = useAuthHarness();
+
+  const refreshRequests = () => h.idp.tokenRequests('refresh_token');
+
+  /** Sign-in at a fake "now", with the token lifetime the identity service announces. */
+  async function signInAt(expiresIn: number | undefined, { refresh = false } = {}) {
+    vi.useFakeTimers();
+    h.idp.expiresIn = expiresIn;
+    h.idp.refreshTokens = refresh;
+    const t0 = Date.now();
+    const tab = await h.signIn();
+    return { tab, t0 };
+  }
+
+  async function expectUnauthenticatedWithoutRequest(tab: Tab) {
+    const before = h.idp.requests.length;
+    await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
+    expect(h.idp.requests.length).toBe(before);
+  }
+
+  describe('expiry without a refresh token', () => {
+    it('stays signed in until expires_in runs out, then becomes expired', async () => {
+      const { tab, t0 } = await signInAt(300);
+      setPageUrl(`${APP_URL}#/api`);
+      expect(tab.state.expiresAt).toBe(t0 + 300_000);
+      await vi.advanceTimersByTimeAsync(299_999);
+      expect(tab.state.status).toBe('signed-in');
+      await vi.advanceTimersByTimeAsync(1);
+      expect(tab.state).toMatchObject({ status: 'expired', user: null, error: { code: 'session_expired' } });
+      expect(refreshRequests()).toHaveLength(0);
+      await expectUnauthenticatedWithoutRequest(tab);
+    });
+
+    it.each([
+      ['missing', undefined, 3600],
+      ['absurdly large (beyond the 2^31-1 ms timer limit)', 1e10, 86_400],
+      ['short', 5, 5],
+    ])('expires_in %s: the session lasts %ss, never longer than the server said', async (_name, expiresIn, seconds) => {
+      const { tab, t0 } = await signInAt(expiresIn);
+      expect(tab.state.expiresAt).toBe(t0 + seconds * 1000);
+      await vi.advanceTimersByTimeAsync(seconds * 1000 - 1);
+      expect(tab.state.status).toBe('signed-in');
+      await vi.advanceTimersByTimeAsync(1);
+      expect(tab.state.status).toBe('expired');
+    });
+
+    it('expires_in 0 without a refresh token: expired at once, nothing sent', async () => {
+      const { tab } = await signInAt(0);
+      const requests = h.idp.requests.length;
+      await vi.advanceTimersByTimeAsync(0);
+      expect(tab.state.status).toBe('expired');
+      expect(h.idp.requests.length).toBe(requests);
+    });
+
+    it.each([0, 1])('expires_in %i with a refresh token: renewals, but never a tight loop', async (expiresIn) => {
+      const { tab } = await signInAt(expiresIn, { refresh: true });
+      await vi.advanceTimersByTimeAsync(10_000);
+      const renewals = refreshRequests().length;
+      expect(renewals).toBeGreaterThanOrEqual(1);
+      expect(renewals).toBeLessThanOrEqual(10);
+      expect(tab.state.status).not.toBe('error');
+    });
+
+    it.each([
+      ['online', () => window.dispatchEvent(new Event('online'))],
+      ['visibilitychange', () => document.dispatchEvent(new Event('visibilitychange'))],
+      ['pageshow', () => window.dispatchEvent(new Event('pageshow'))],
+    ])('re-checks expiry on %s after the timers stalled (laptop asleep)', async (_name, wake) => {
+      const { tab, t0 } = await signInAt(300);
+      // The clock jumps without any timer firing, as after a sleep.
+      vi.setSystemTime(t0 + 301_000);
+      expect(tab.state.status).toBe('signed-in');
+      wake();
+      await vi.waitFor(() => expect(tab.state.status).toBe('expired'));
+    });
+  });
+
+  describe('refresh tokens', () => {
+    it('renews before expiry without the person noticing, and uses the new access token', async () => {
+      const { tab, t0 } = await signInAt(300, { refresh: true });
+      const firstAccessToken = h.idp.issued[0].access_token;
+      await vi.advanceTimersByTimeAsync(150_000);
+      expect(refreshRequests()).toHaveLength(0);
+      await vi.advanceTimersByTimeAsync(149_999);
+      expect(refreshRequests()).toHaveLength(1);
+      const [request] = refreshRequests();
+      expect(request.form.get('client_id')).toBe(h.config.clientId);
+      expect(request.form.has('client_secret')).toBe(false);
+      expect(request.headers.has('authorization')).toBe(false);
+      expect(tab.state.status).toBe('signed-in');
+      expect(tab.state.expiresAt).toBeGreaterThan(t0 + 300_000);
+
+      h.idp.validAccessTokens.delete(firstAccessToken as string);
+      const response = await tab.auth.fetch(API_URL);
+      expect(response.status).toBe(200);
+      expect(h.idp.to(API_URL)[0].headers.get('authorization')).toBe(`Bearer ${h.idp.issued[1].access_token}`);
+    });
+
+    it('rotates: the new refresh token is used next time, the old one never again', async () => {
+      const { tab } = await signInAt(300, { refresh: true });
+      const rt1 = h.idp.issued[0].refresh_token;
+      await vi.advanceTimersByTimeAsync(300_000);
+      const rt2 = h.idp.issued[1].refresh_token;
+      await vi.advanceTimersByTimeAsync(300_000);
+      const rt3 = h.idp.issued[2]?.refresh_token;
+      expect(new Set([rt1, rt2, rt3]).size).toBe(3);
+      expect(refreshRequests().map((r) => r.form.get('refresh_token'))).toEqual([rt1, rt2]);
+      expect(tab.state.status).toBe('signed-in');
+    });
+
+    it('keeps the old refresh token when the answer carries no new one', async () => {
+      const { tab } = await signInAt(300, { refresh: true });
+      const rt1 = h.idp.issued[0].refresh_token as string;
+      h.idp.token = ({ form }) =>
+        json({ access_token: `at-x-${form.get('refresh_token')}`, token_type: 'Bearer', expires_in: 300 });
+      await vi.advanceTimersByTimeAsync(600_000);
+      expect(refreshRequests().map((r) => r.form.get('refresh_token'))).toEqual([rt1, rt1]);
+      expect(tab.state.status).toBe('signed-in');
+    });
+
+    it('invalid_grant on refresh ends the session as "expired"', async () => {
+      const { tab } = await signInAt(300, { refresh: true });
+      h.idp.currentRefreshToken = 'revoked-by-the-server';
+      await vi.advanceTimersByTimeAsync(300_000);
+      expect(refreshRequests()).toHaveLength(1);
+      expect(tab.state).toMatchObject({
+        status: 'expired',
+        user: null,
+        error: { code: 'session_expired', oauthError: 'invalid_grant' },
+      });
+      await expectUnauthenticatedWithoutRequest(tab);
+      // No retry loop afterwards.
+      await vi.advanceTimersByTimeAsync(24 * 3600_000);
+      expect(refreshRequests()).toHaveLength(1);
+    });
+
+    it('retries a renewal that failed on the network while the token is still valid', async () => {
+      const { tab, t0 } = await signInAt(300, { refresh: true });
+      let failures = 1;
+      h.idp.token = (request, standard) =>
+        failures-- > 0 ? Promise.reject(new TypeError('Failed to fetch')) : standard(request);
+      await vi.advanceTimersByTimeAsync(300_000 - 1);
+      expect(refreshRequests().length).toBeGreaterThanOrEqual(1);
+      expect(tab.state.status).toBe('signed-in');
+      expect(tab.state.expiresAt).toBeGreaterThan(t0 + 300_000);
+    });
+
+    it('a renewed ID token for another subject ends the session', async () => {
+      const { tab } = await signInAt(300, { refresh: true });
+      h.idp.token = () =>
+        json({
+          access_token: 'at-mallory',
+          token_type: 'Bearer',
+          expires_in: 300,
+          id_token: unsignedIdToken(idTokenClaims('mallory-sub', undefined)),
+        });
+      await vi.advanceTimersByTimeAsync(300_000);
+      expect(tab.state.status).toBe('expired');
+      expect(tab.state.user).toBeNull();
+    });
   });
 });
