@@ -1,21 +1,16 @@
-// The flow: what the app sends to the identity service, what it accepts back, and what it
-// leaves behind. Everything is observed at the edges: requests on the wire, storage, URL, session store.
+// The protocol steps (protocol.ts): what the token and userinfo answers must be to be taken, the claims
+// as a session keeps them, and each step over the network it is given. The answers' checks are seen
+// through an instance over the fake identity service: what reaches the session store and storage.
 import { describe, expect, it, vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import { useAuthHarness } from '../../testing/auth-harness';
 import { AuthError } from './errors';
 import type { Network } from './http';
-import { fetchUserInfo, toClaims, type Server } from './protocol';
-import { endSessionRequest, revoke } from './signout';
+import { fetchUserInfo, refreshTokens, toClaims, type Server, type TokenSet } from './protocol';
 import {
   ACCOUNT_URL,
   ALICE,
-  APP_URL,
-  AUTHORIZE_URL,
-  CLIENT_ID,
-  TOKEN_URL,
   USERINFO_URL,
-  allStorage,
   idTokenClaims,
   json,
   testConfig,
@@ -24,257 +19,6 @@ import {
 } from '../../testing/fake-idp';
 
 const h = useAuthHarness();
-
-/** The pending transaction stored for `state`: the one of this tab, under the contract's key. */
-function pendingFor(state: string): Record<string, unknown> {
-  const raw = sessionStorage.getItem(NAMES.key('tx'));
-  expect(raw, 'sessionStorage auth:tx').toBeTruthy();
-  const pending = JSON.parse(raw!);
-  expect(pending.state).toBe(state);
-  return pending;
-}
-
-/** The stored string whose S256 hash is `challenge`: the verifier, whatever the field is called. */
-async function storedVerifierFor(state: string, challenge: string): Promise<string | undefined> {
-  for (const value of Object.values(pendingFor(state))) {
-    if (typeof value === 'string' && (await oauth.calculatePKCECodeChallenge(value)) === challenge) return value;
-  }
-  return undefined;
-}
-
-describe('authorization request', () => {
-  it('is a top-level navigation with every required parameter and an S256 challenge of the stored verifier', async () => {
-    const url = new URL(await h.startSignIn());
-    expect(url.origin + url.pathname).toBe(AUTHORIZE_URL);
-    const p = url.searchParams;
-    expect(p.get('client_id')).toBe(CLIENT_ID);
-    expect(p.get('response_type')).toBe('code');
-    expect(p.get('scope')).toBe('openid profile email service.api');
-    expect(p.get('redirect_uri')).toBe(APP_URL);
-    expect(p.get('code_challenge_method')).toBe('S256');
-    expect(p.get('state')).toMatch(/^[\w-]{22,}$/);
-    expect(p.get('nonce')).toMatch(/^[\w-]{22,}$/);
-    expect(p.has('prompt')).toBe(false);
-    const verifier = await storedVerifierFor(p.get('state')!, p.get('code_challenge')!);
-    expect(verifier).toMatch(/^[\w-]{43,128}$/);
-    // The verifier itself never travels in the front channel.
-    expect(url.href).not.toContain(verifier);
-  });
-
-  it('uses a fresh verifier, state and nonce for every attempt', async () => {
-    const first = new URL(await h.startSignIn()).searchParams;
-    const second = new URL(await h.startSignIn()).searchParams;
-    for (const name of ['state', 'nonce', 'code_challenge']) expect(second.get(name)).not.toBe(first.get(name));
-  });
-
-  it('sends no nonce when the scope does not contain openid', async () => {
-    const url = new URL(await h.startSignIn({ config: testConfig({ scope: 'profile service.api' }) }));
-    expect(url.searchParams.get('scope')).toBe('profile service.api');
-    expect(url.searchParams.has('nonce')).toBe(false);
-  });
-
-  it('uses a configured redirect URI verbatim', async () => {
-    const config = testConfig({ redirectUri: 'http://localhost:5173/app/' });
-    const url = new URL(await h.startSignIn({ config }));
-    expect(url.searchParams.get('redirect_uri')).toBe('http://localhost:5173/app/');
-  });
-
-  it('shows "redirecting" while the browser leaves', async () => {
-    const tab = h.newTab();
-    await tab.auth.start();
-    expect(tab.state.status).toBe('signed-out');
-    await tab.auth.signIn();
-    expect(tab.state.status).toBe('redirecting');
-  });
-});
-
-describe('successful callback', () => {
-  it('exchanges the code once with code, identical redirect_uri, code_verifier and client_id, and no secret', async () => {
-    const authorizeUrl = await h.startSignIn();
-    const challenge = new URL(authorizeUrl).searchParams.get('code_challenge')!;
-    const callback = h.idp.approve(authorizeUrl);
-    const tab = await h.completeCallback(callback);
-
-    const tokenRequests = h.idp.tokenRequests();
-    expect(tokenRequests).toHaveLength(1);
-    const [request] = tokenRequests;
-    expect(request.method).toBe('POST');
-    expect(request.headers.get('content-type')).toMatch(/^application\/x-www-form-urlencoded/);
-    expect(request.headers.has('authorization')).toBe(false);
-    const form = request.form;
-    expect(form.get('grant_type')).toBe('authorization_code');
-    expect(form.get('code')).toBe(callback.get('code'));
-    expect(form.get('redirect_uri')).toBe(new URL(authorizeUrl).searchParams.get('redirect_uri'));
-    expect(form.get('client_id')).toBe(CLIENT_ID);
-    expect(await oauth.calculatePKCECodeChallenge(form.get('code_verifier')!)).toBe(challenge);
-    expect(form.has('client_secret')).toBe(false);
-    expect(request.init.credentials).toBe('omit');
-    expect(tab.state.status).toBe('signed-in');
-  });
-
-  it('reads the profile from userinfo with the Bearer token and hands back the returnTo', async () => {
-    const tab = await h.signIn({ returnTo: '/api' });
-    const [userinfo] = h.idp.to(USERINFO_URL);
-    expect(h.idp.to(USERINFO_URL)).toHaveLength(1);
-    expect(userinfo.method).toBe('GET');
-    expect(userinfo.headers.get('accept')).toBe('application/json');
-    const token = userinfo.headers.get('authorization')?.replace(/^Bearer /, '');
-    expect(h.idp.validAccessTokens.has(token!)).toBe(true);
-    expect(tab.state).toMatchObject({ status: 'signed-in', user: ALICE, error: null });
-    expect(tab.state.expiresAt).toBeGreaterThan(Date.now());
-    expect(tab.started).toEqual({ returnTo: '/api' });
-  });
-
-  it("hands back the page's path without a returnTo, and for off-origin ones", async () => {
-    for (const returnTo of [undefined, 'https://evil.example/', '//evil.example/x', '/\\evil.example', 'javascript:alert(1)']) {
-      const tab = await h.signIn({ returnTo });
-      expect(tab.started, String(returnTo)).toEqual({ returnTo: '/' });
-    }
-  });
-
-  it('never hands back a returnTo that starts with // (it is a path of this origin only)', async () => {
-    // "/..//evil.example" starts with a single slash but normalises to "//evil.example".
-    const tab = await h.signIn({ returnTo: '/..//evil.example' });
-    expect(tab.started?.returnTo?.startsWith('//')).toBe(false);
-  });
-
-  it('leaves no token, code, state, nonce or verifier in storage, the URL or the session store', async () => {
-    const tab = await h.signIn();
-    const [exchange] = h.idp.tokenRequests();
-    const [tokenBody] = h.idp.issued;
-    const secrets: Record<string, unknown> = {
-      code: tab.callback.get('code'),
-      state: tab.callback.get('state'),
-      nonce: new URL(tab.authorizeUrl).searchParams.get('nonce'),
-      code_verifier: exchange.form.get('code_verifier'),
-      access_token: tokenBody.access_token,
-      id_token: tokenBody.id_token,
-    };
-    const exposed = `${allStorage()}\n${location.href}\n${JSON.stringify(tab.state)}`;
-    for (const [name, secret] of Object.entries(secrets)) {
-      expect(typeof secret === 'string' && secret.length > 0, name).toBe(true);
-      expect(exposed, name).not.toContain(secret as string);
-    }
-    expect(location.search).toBe('');
-    expect(Object.keys(localStorage)).toEqual([NAMES.key('hint')]);
-    expect(localStorage.getItem(NAMES.key('hint'))).toBe('1');
-    expect(Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx'))).toEqual([]);
-  });
-
-  it('keeps a refresh token out of storage and the store as well', async () => {
-    h.idp.refreshTokens = true;
-    const tab = await h.signIn();
-    const refreshToken = h.idp.currentRefreshToken!;
-    expect(refreshToken).toBeTruthy();
-    expect(`${allStorage()}\n${location.href}\n${JSON.stringify(tab.state)}`).not.toContain(refreshToken);
-  });
-
-  it('accepts an ID token whose signature is not checked (code flow over TLS), as oauth4webapi documents', async () => {
-    // The fake's ID tokens carry a junk signature; the sign-in still succeeds, which is why the
-    // claim checks below (iss, aud, exp, nonce) are the ones that matter.
-    const tab = await h.signIn();
-    expect(tab.state.status).toBe('signed-in');
-  });
-});
-
-describe('callbacks that must not reach the token endpoint', () => {
-  it.each([
-    ['a wrong state', (cb: URLSearchParams) => cb.set('state', 'forged-state-value-0123456789')],
-    ['no state', (cb: URLSearchParams) => cb.delete('state')],
-  ])('%s: no token request, signed out with a notice', async (_name, tamper) => {
-    const callback = h.idp.approve(await h.startSignIn());
-    tamper(callback);
-    const tab = await h.completeCallback(callback);
-    expect(h.idp.tokenRequests()).toHaveLength(0);
-    expect(tab.state.status).toBe('signed-out');
-    expect(tab.state.error?.code).toBe('unknown_transaction');
-    // The pending sign-in of this tab is gone too: a forged link burns it.
-    expect(Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx'))).toEqual([]);
-  });
-
-  it('no pending transaction at all (another tab, forged link): no token request', async () => {
-    const callback = h.idp.approve(await h.startSignIn());
-    sessionStorage.clear();
-    const tab = await h.completeCallback(callback);
-    expect(h.idp.tokenRequests()).toHaveLength(0);
-    expect(tab.state.error?.code).toBe('unknown_transaction');
-    expect(h.idp.requests).toHaveLength(0);
-  });
-
-  it('a pending transaction older than 10 minutes is not honoured', async () => {
-    const authorizeUrl = await h.startSignIn();
-    const callback = h.idp.approve(authorizeUrl);
-    vi.useFakeTimers({ now: Date.now() + 10 * 60 * 1000 + 1 });
-    const tab = await h.completeCallback(callback);
-    expect(h.idp.tokenRequests()).toHaveLength(0);
-    expect(tab.state.error?.code).toBe('unknown_transaction');
-  });
-
-  it.each([
-    ['a code', (cb: URLSearchParams) => `#${cb}`],
-    ['tokens (implicit style)', () => '#access_token=at-smuggled&token_type=bearer&state=x'],
-  ])('a response in the fragment with %s: no token request, refused, URL cleaned', async (_name, fragment) => {
-    const authorizeUrl = await h.startSignIn();
-    const tab = await h.loadAt(APP_URL + fragment(h.idp.approve(authorizeUrl)));
-    expect(h.idp.tokenRequests()).toHaveLength(0);
-    expect(tab.state.status).not.toBe('signed-in');
-    expect(location.href).toBe(APP_URL);
-  });
-
-  it('reloading the callback URL sends no second token request for the code', async () => {
-    const tab = await h.signIn();
-    expect(h.idp.tokenRequests()).toHaveLength(1);
-    await h.completeCallback(tab.callback);
-    expect(h.idp.tokenRequests()).toHaveLength(1);
-    expect(h.idp.tokenRequests().filter((r) => r.form.get('code') === tab.callback.get('code'))).toHaveLength(1);
-  });
-
-  it('an iss that is not the issuer: no token request, an error', async () => {
-    const callback = h.idp.approve(await h.startSignIn(), { iss: 'http://localhost:9999' });
-    const tab = await h.completeCallback(callback);
-    expect(h.idp.tokenRequests()).toHaveLength(0);
-    expect(tab.state.status).toBe('error');
-    expect(tab.state.error?.code).toBe('invalid_response');
-  });
-
-  it('a missing iss when requireIss is set: no token request', async () => {
-    const config = testConfig({ requireIss: true });
-    const callback = h.idp.approve(await h.startSignIn({ config }), { iss: null });
-    const tab = await h.completeCallback(callback, config);
-    expect(h.idp.tokenRequests()).toHaveLength(0);
-    expect(tab.state.status).toBe('error');
-  });
-
-  it('a missing iss is accepted when requireIss is not set', async () => {
-    const callback = h.idp.approve(await h.startSignIn(), { iss: null });
-    const tab = await h.completeCallback(callback);
-    expect(tab.state.status).toBe('signed-in');
-  });
-
-  it('error=access_denied: cancelled, with the OAuth code, no token request, transaction removed', async () => {
-    const authorizeUrl = await h.startSignIn({ returnTo: '/api' });
-    const tab = await h.completeCallback(h.idp.deny(authorizeUrl, 'access_denied', { error_description: 'User said no' }));
-    expect(h.idp.requests).toHaveLength(0);
-    expect(tab.state.status).toBe('error');
-    expect(tab.state.error).toMatchObject({ code: 'cancelled', oauthError: 'access_denied', returnTo: '/api' });
-    expect(Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx'))).toEqual([]);
-    expect(location.search).toBe('');
-  });
-
-  it('other authorization errors keep their OAuth code; URL-supplied text is bounded, and kept as sent for the view to clean', async () => {
-    const description = `<img src=x onerror=alert(1)>\u202e${'x'.repeat(5000)}`;
-    const authorizeUrl = await h.startSignIn();
-    const tab = await h.completeCallback(h.idp.deny(authorizeUrl, 'server_error', { error_description: description }));
-    expect(tab.state.error).toMatchObject({ code: 'authorization_failed', oauthError: 'server_error' });
-    expect(tab.state.error!.description).toBe(description.slice(0, 200));
-  });
-
-  it('an OAuth error code is bounded to 64 characters', async () => {
-    const error = `e${'x'.repeat(500)}`;
-    const tab = await h.completeCallback(h.idp.deny(await h.startSignIn(), error));
-    expect(tab.state.error).toMatchObject({ code: 'authorization_failed', oauthError: error.slice(0, 64) });
-  });
-});
 
 describe('token response validation', () => {
   /** Replaces the token endpoint's answer to the code exchange. */
@@ -453,11 +197,6 @@ describe('userinfo validation', () => {
   });
 });
 
-it('uses no endpoint other than the configured ones', async () => {
-  await h.signIn();
-  expect(new Set(h.idp.requests.map((r) => r.url))).toEqual(new Set([TOKEN_URL, USERINFO_URL]));
-});
-
 describe('toClaims', () => {
   /** The claims as oauth4webapi hands them over: parsed JSON, own `__proto__` keys included. */
   const parsed = (text: string) => JSON.parse(text) as oauth.UserInfoResponse;
@@ -527,8 +266,9 @@ describe('protocol steps over a given network', () => {
     network,
   });
   const tokens = { accessToken: 'at-1', expiresAt: Date.now() + 60_000, subject: 'alice' };
-
   it('fetchUserInfo returns the claims, through the network of the server and not the global fetch', async () => {
+    const global = vi.fn<typeof fetch>();
+    vi.stubGlobal('fetch', global);
     const network = vi.fn<Network>(async () => json({ sub: 'alice', groups: ['a'], name: 'Alice' }));
     const claims = await fetchUserInfo<{ sub: string; groups: string[] }>(serverOn(network), undefined, tokens);
     expect(claims).toEqual({ sub: 'alice', groups: ['a'], name: 'Alice' });
@@ -538,7 +278,7 @@ describe('protocol steps over a given network', () => {
       `${SERVER}/userinfo`,
       'Bearer at-1',
     ]);
-    expect(h.idp.requests).toHaveLength(0);
+    expect(global).not.toHaveBeenCalled();
   });
 
   it("fetchUserInfo refuses a sub other than the ID token's", async () => {
@@ -546,40 +286,84 @@ describe('protocol steps over a given network', () => {
     await expect(fetchUserInfo(serverOn(network), undefined, tokens)).rejects.toBeInstanceOf(Error);
   });
 
-  it.each(['access_token', 'refresh_token'] as const)(
-    'revoke sends the token with token_type_hint=%s, kept alive',
-    async (hint) => {
-      const network = vi.fn<Network>(async () => new Response(null, { status: 200 }));
-      await revoke(serverOn(network), 'tok-1', hint);
+  describe('refreshTokens', () => {
+    const previous: TokenSet = { accessToken: 'at-1', refreshToken: 'rt-1', idToken: 'id-1', expiresAt: 0, subject: 'alice' };
+    const NOTES = 'https://notes.example.test/';
+    /** An ID token of this server for this client, about `sub`. */
+    const idToken = (sub: string) => {
+      const now = Math.floor(Date.now() / 1000);
+      return unsignedIdToken({ iss: SERVER, aud: 'spa', sub, iat: now, exp: now + 300 });
+    };
+    const answering = (body: Record<string, unknown>) =>
+      vi.fn<Network>(async () => json({ token_type: 'Bearer', expires_in: 300, ...body }));
+    const formOf = async (network: ReturnType<typeof answering>) =>
+      Object.fromEntries(new URLSearchParams(await network.mock.calls[0][0].text()));
+
+    it('sends the refresh token to the token endpoint; a rotated refresh token replaces the old one (RFC 6749 §6)', async () => {
+      const id = idToken('alice');
+      const network = answering({ access_token: 'at-2', refresh_token: 'rt-2', id_token: id });
+      const now = Date.now();
+      expect(await refreshTokens(serverOn(network), undefined, previous, now)).toEqual({
+        accessToken: 'at-2',
+        refreshToken: 'rt-2',
+        idToken: id,
+        expiresAt: now + 300_000,
+        subject: 'alice',
+      });
       const [request] = network.mock.calls[0];
-      expect([request.method, request.url]).toEqual(['POST', `${SERVER}/revoke`]);
-      const form = new URLSearchParams(await request.text());
-      expect(Object.fromEntries(form)).toEqual({ token: 'tok-1', token_type_hint: hint, client_id: 'spa' });
-      expect(request.keepalive).toBe(true);
-      expect(request.credentials).toBe('omit');
-    },
-  );
+      expect([request.method, request.url, request.credentials]).toEqual(['POST', `${SERVER}/token`, 'omit']);
+      expect(await formOf(network)).toEqual({ grant_type: 'refresh_token', refresh_token: 'rt-1', client_id: 'spa' });
+    });
 
-  it('revoke rejects when the endpoint refuses, for the caller to ignore', async () => {
-    const network = vi.fn<Network>(async () => json({ error: 'unsupported_token_type' }, 400));
-    await expect(revoke(serverOn(network), 'tok-1', 'access_token')).rejects.toBeDefined();
-  });
+    it('an answer without a refresh token keeps the old one, and the ID token and subject it had', async () => {
+      const network = answering({ access_token: 'at-2' });
+      const now = Date.now();
+      expect(await refreshTokens(serverOn(network), undefined, previous, now)).toEqual({
+        accessToken: 'at-2',
+        refreshToken: 'rt-1',
+        idToken: 'id-1',
+        expiresAt: now + 300_000,
+        subject: 'alice',
+      });
+    });
 
-  it('endSessionRequest is the URL of a GET: client_id, post_logout_redirect_uri and a fresh state', () => {
-    const server = serverOn(vi.fn());
-    const first = endSessionRequest(server, 'id.token.x')!;
-    expect(first.state).toMatch(/^[\w-]{22,}$/);
-    expect(first.url).toBe(
-      `${SERVER}/end?client_id=spa&post_logout_redirect_uri=${encodeURIComponent('https://app.example.test/')}&state=${first.state}`,
-    );
-    expect(endSessionRequest(server, 'id.token.x')!.state).not.toBe(first.state);
-  });
+    it('a token for one API sends its resource and scope (RFC 8707 §2.2), and no scope when it has none', async () => {
+      const withScope = answering({ access_token: 'at-notes' });
+      await refreshTokens(serverOn(withScope), undefined, previous, Date.now(), undefined, {
+        resource: NOTES,
+        scope: 'notes.read',
+      });
+      expect(await formOf(withScope)).toMatchObject({ resource: NOTES, scope: 'notes.read' });
+      const without = answering({ access_token: 'at-notes' });
+      await refreshTokens(serverOn(without), undefined, previous, Date.now(), undefined, { resource: NOTES });
+      expect(await formOf(without)).toEqual({
+        grant_type: 'refresh_token',
+        refresh_token: 'rt-1',
+        client_id: 'spa',
+        resource: NOTES,
+      });
+    });
 
-  it('endSessionRequest has the hint only when asked for, and without an endpoint is nothing', () => {
-    expect(endSessionRequest(serverOn(vi.fn()), 'id.token.x')!.url).not.toContain('id_token_hint');
-    expect(new URL(endSessionRequest(serverOn(vi.fn()), 'id.token.x', true)!.url).searchParams.get('id_token_hint')).toBe(
-      'id.token.x',
-    );
-    expect(endSessionRequest(serverOn(vi.fn(), { end_session_endpoint: undefined }), 'id.token.x')).toBeUndefined();
+    it('an ID token for another subject is refused: invalid_response, whatever else the answer holds', async () => {
+      const network = answering({ access_token: 'at-mallory', refresh_token: 'rt-mallory', id_token: idToken('mallory') });
+      const refused = refreshTokens(serverOn(network), undefined, previous, Date.now());
+      await expect(refused).rejects.toThrow(AuthError);
+      await expect(refused).rejects.toMatchObject({ code: 'invalid_response' });
+    });
+
+    it('the signal aborts the request: aborted', async () => {
+      const controller = new AbortController();
+      const network = vi.fn<Network>(
+        ({ signal }) =>
+          new Promise((_, reject) => {
+            if (signal.aborted) reject(signal.reason);
+            signal.addEventListener('abort', () => reject(signal.reason));
+          }),
+      );
+      const refusing = refreshTokens(serverOn(network), undefined, previous, Date.now(), controller.signal);
+      await vi.waitFor(() => expect(network).toHaveBeenCalled());
+      controller.abort();
+      await expect(refusing).rejects.toMatchObject({ code: 'aborted' });
+    });
   });
 });

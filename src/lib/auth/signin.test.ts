@@ -2,10 +2,25 @@
 // and path is a callback, and only response parameters leave the URL (RFC 6749 §4.1.2, RFC 9207, RFC
 // 9700 §2.1.2); the app's place to come back to never leaves its origin. Then through an instance over
 // the fake identity service, observed at the edges (requests on the wire, storage, URL, session store):
-// a silent restore after a reload.
+// what the app sends to the identity service, what it accepts back, what it leaves behind, and a silent
+// restore after a reload.
 import { describe, expect, it, vi } from 'vitest';
+import * as oauth from 'oauth4webapi';
 import { useAuthHarness } from '../../testing/auth-harness';
-import { APP_URL, NAMES, allStorage, json, setPageUrl } from '../../testing/fake-idp';
+import {
+  ACCOUNT_URL,
+  ALICE,
+  APP_URL,
+  AUTHORIZE_URL,
+  CLIENT_ID,
+  NAMES,
+  TOKEN_URL,
+  USERINFO_URL,
+  allStorage,
+  json,
+  setPageUrl,
+  testConfig,
+} from '../../testing/fake-idp';
 import { safeReturnTo, takeCallbackResponse } from './signin';
 
 const h = useAuthHarness();
@@ -120,6 +135,262 @@ describe('safeReturnTo', () => {
   });
 });
 
+/** The pending transaction stored for `state`: the one of this tab, under the contract's key. */
+function pendingFor(state: string): Record<string, unknown> {
+  const raw = sessionStorage.getItem(NAMES.key('tx'));
+  expect(raw, 'sessionStorage auth:tx').toBeTruthy();
+  const pending = JSON.parse(raw!);
+  expect(pending.state).toBe(state);
+  return pending;
+}
+
+/** The stored string whose S256 hash is `challenge`: the verifier, whatever the field is called. */
+async function storedVerifierFor(state: string, challenge: string): Promise<string | undefined> {
+  for (const value of Object.values(pendingFor(state))) {
+    if (typeof value === 'string' && (await oauth.calculatePKCECodeChallenge(value)) === challenge) return value;
+  }
+  return undefined;
+}
+
+describe('authorization request', () => {
+  it('is a top-level navigation with every required parameter and an S256 challenge of the stored verifier', async () => {
+    const url = new URL(await h.startSignIn());
+    expect(url.origin + url.pathname).toBe(AUTHORIZE_URL);
+    const p = url.searchParams;
+    expect(p.get('client_id')).toBe(CLIENT_ID);
+    expect(p.get('response_type')).toBe('code');
+    expect(p.get('scope')).toBe('openid profile email service.api');
+    expect(p.get('redirect_uri')).toBe(APP_URL);
+    expect(p.get('code_challenge_method')).toBe('S256');
+    expect(p.get('state')).toMatch(/^[\w-]{22,}$/);
+    expect(p.get('nonce')).toMatch(/^[\w-]{22,}$/);
+    expect(p.has('prompt')).toBe(false);
+    const verifier = await storedVerifierFor(p.get('state')!, p.get('code_challenge')!);
+    expect(verifier).toMatch(/^[\w-]{43,128}$/);
+    // The verifier itself never travels in the front channel.
+    expect(url.href).not.toContain(verifier);
+  });
+
+  it('uses a fresh verifier, state and nonce for every attempt', async () => {
+    const first = new URL(await h.startSignIn()).searchParams;
+    const second = new URL(await h.startSignIn()).searchParams;
+    for (const name of ['state', 'nonce', 'code_challenge']) expect(second.get(name)).not.toBe(first.get(name));
+  });
+
+  it('sends no nonce when the scope does not contain openid', async () => {
+    const url = new URL(await h.startSignIn({ config: testConfig({ scope: 'profile service.api' }) }));
+    expect(url.searchParams.get('scope')).toBe('profile service.api');
+    expect(url.searchParams.has('nonce')).toBe(false);
+  });
+
+  it('uses a configured redirect URI verbatim', async () => {
+    const config = testConfig({ redirectUri: 'http://localhost:5173/app/' });
+    const url = new URL(await h.startSignIn({ config }));
+    expect(url.searchParams.get('redirect_uri')).toBe('http://localhost:5173/app/');
+  });
+
+  it('shows "redirecting" while the browser leaves', async () => {
+    const tab = h.newTab();
+    await tab.auth.start();
+    expect(tab.state.status).toBe('signed-out');
+    await tab.auth.signIn();
+    expect(tab.state.status).toBe('redirecting');
+  });
+});
+
+describe('successful callback', () => {
+  it('exchanges the code once with code, identical redirect_uri, code_verifier and client_id, and no secret', async () => {
+    const authorizeUrl = await h.startSignIn();
+    const challenge = new URL(authorizeUrl).searchParams.get('code_challenge')!;
+    const callback = h.idp.approve(authorizeUrl);
+    const tab = await h.completeCallback(callback);
+
+    const tokenRequests = h.idp.tokenRequests();
+    expect(tokenRequests).toHaveLength(1);
+    const [request] = tokenRequests;
+    expect(request.method).toBe('POST');
+    expect(request.headers.get('content-type')).toMatch(/^application\/x-www-form-urlencoded/);
+    expect(request.headers.has('authorization')).toBe(false);
+    const form = request.form;
+    expect(form.get('grant_type')).toBe('authorization_code');
+    expect(form.get('code')).toBe(callback.get('code'));
+    expect(form.get('redirect_uri')).toBe(new URL(authorizeUrl).searchParams.get('redirect_uri'));
+    expect(form.get('client_id')).toBe(CLIENT_ID);
+    expect(await oauth.calculatePKCECodeChallenge(form.get('code_verifier')!)).toBe(challenge);
+    expect(form.has('client_secret')).toBe(false);
+    expect(request.init.credentials).toBe('omit');
+    expect(tab.state.status).toBe('signed-in');
+  });
+
+  it('reads the profile from userinfo with the Bearer token and hands back the returnTo', async () => {
+    const tab = await h.signIn({ returnTo: '/api' });
+    const [userinfo] = h.idp.to(USERINFO_URL);
+    expect(h.idp.to(USERINFO_URL)).toHaveLength(1);
+    expect(userinfo.method).toBe('GET');
+    expect(userinfo.headers.get('accept')).toBe('application/json');
+    const token = userinfo.headers.get('authorization')?.replace(/^Bearer /, '');
+    expect(h.idp.validAccessTokens.has(token!)).toBe(true);
+    expect(tab.state).toMatchObject({ status: 'signed-in', user: ALICE, error: null });
+    expect(tab.state.expiresAt).toBeGreaterThan(Date.now());
+    expect(tab.started).toEqual({ returnTo: '/api' });
+  });
+
+  it("hands back the page's path without a returnTo, and for off-origin ones", async () => {
+    for (const returnTo of [undefined, 'https://evil.example/', '//evil.example/x', '/\\evil.example', 'javascript:alert(1)']) {
+      const tab = await h.signIn({ returnTo });
+      expect(tab.started, String(returnTo)).toEqual({ returnTo: '/' });
+    }
+  });
+
+  it('never hands back a returnTo that starts with // (it is a path of this origin only)', async () => {
+    // "/..//evil.example" starts with a single slash but normalises to "//evil.example".
+    const tab = await h.signIn({ returnTo: '/..//evil.example' });
+    expect(tab.started?.returnTo?.startsWith('//')).toBe(false);
+  });
+
+  it('leaves no token, code, state, nonce or verifier in storage, the URL or the session store', async () => {
+    const tab = await h.signIn();
+    const [exchange] = h.idp.tokenRequests();
+    const [tokenBody] = h.idp.issued;
+    const secrets: Record<string, unknown> = {
+      code: tab.callback.get('code'),
+      state: tab.callback.get('state'),
+      nonce: new URL(tab.authorizeUrl).searchParams.get('nonce'),
+      code_verifier: exchange.form.get('code_verifier'),
+      access_token: tokenBody.access_token,
+      id_token: tokenBody.id_token,
+    };
+    const exposed = `${allStorage()}\n${location.href}\n${JSON.stringify(tab.state)}`;
+    for (const [name, secret] of Object.entries(secrets)) {
+      expect(typeof secret === 'string' && secret.length > 0, name).toBe(true);
+      expect(exposed, name).not.toContain(secret as string);
+    }
+    expect(location.search).toBe('');
+    expect(Object.keys(localStorage)).toEqual([NAMES.key('hint')]);
+    expect(localStorage.getItem(NAMES.key('hint'))).toBe('1');
+    expect(Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx'))).toEqual([]);
+  });
+
+  it('keeps a refresh token out of storage and the store as well', async () => {
+    h.idp.refreshTokens = true;
+    const tab = await h.signIn();
+    const refreshToken = h.idp.currentRefreshToken!;
+    expect(refreshToken).toBeTruthy();
+    expect(`${allStorage()}\n${location.href}\n${JSON.stringify(tab.state)}`).not.toContain(refreshToken);
+  });
+
+  it('accepts an ID token whose signature is not checked (code flow over TLS), as oauth4webapi documents', async () => {
+    // The fake's ID tokens carry a junk signature; the sign-in still succeeds, which is why the
+    // claim checks below (iss, aud, exp, nonce) are the ones that matter.
+    const tab = await h.signIn();
+    expect(tab.state.status).toBe('signed-in');
+  });
+});
+
+describe('callbacks that must not reach the token endpoint', () => {
+  it.each([
+    ['a wrong state', (cb: URLSearchParams) => cb.set('state', 'forged-state-value-0123456789')],
+    ['no state', (cb: URLSearchParams) => cb.delete('state')],
+  ])('%s: no token request, signed out with a notice', async (_name, tamper) => {
+    const callback = h.idp.approve(await h.startSignIn());
+    tamper(callback);
+    const tab = await h.completeCallback(callback);
+    expect(h.idp.tokenRequests()).toHaveLength(0);
+    expect(tab.state.status).toBe('signed-out');
+    expect(tab.state.error?.code).toBe('unknown_transaction');
+    // The pending sign-in of this tab is gone too: a forged link burns it.
+    expect(Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx'))).toEqual([]);
+  });
+
+  it('no pending transaction at all (another tab, forged link): no token request', async () => {
+    const callback = h.idp.approve(await h.startSignIn());
+    sessionStorage.clear();
+    const tab = await h.completeCallback(callback);
+    expect(h.idp.tokenRequests()).toHaveLength(0);
+    expect(tab.state.error?.code).toBe('unknown_transaction');
+    expect(h.idp.requests).toHaveLength(0);
+  });
+
+  it('a pending transaction older than 10 minutes is not honoured', async () => {
+    const authorizeUrl = await h.startSignIn();
+    const callback = h.idp.approve(authorizeUrl);
+    vi.useFakeTimers({ now: Date.now() + 10 * 60 * 1000 + 1 });
+    const tab = await h.completeCallback(callback);
+    expect(h.idp.tokenRequests()).toHaveLength(0);
+    expect(tab.state.error?.code).toBe('unknown_transaction');
+  });
+
+  it.each([
+    ['a code', (cb: URLSearchParams) => `#${cb}`],
+    ['tokens (implicit style)', () => '#access_token=at-smuggled&token_type=bearer&state=x'],
+  ])('a response in the fragment with %s: no token request, refused, URL cleaned', async (_name, fragment) => {
+    const authorizeUrl = await h.startSignIn();
+    const tab = await h.loadAt(APP_URL + fragment(h.idp.approve(authorizeUrl)));
+    expect(h.idp.tokenRequests()).toHaveLength(0);
+    expect(tab.state.status).not.toBe('signed-in');
+    expect(location.href).toBe(APP_URL);
+  });
+
+  it('reloading the callback URL sends no second token request for the code', async () => {
+    const tab = await h.signIn();
+    expect(h.idp.tokenRequests()).toHaveLength(1);
+    await h.completeCallback(tab.callback);
+    expect(h.idp.tokenRequests()).toHaveLength(1);
+    expect(h.idp.tokenRequests().filter((r) => r.form.get('code') === tab.callback.get('code'))).toHaveLength(1);
+  });
+
+  it('an iss that is not the issuer: no token request, an error', async () => {
+    const callback = h.idp.approve(await h.startSignIn(), { iss: 'http://localhost:9999' });
+    const tab = await h.completeCallback(callback);
+    expect(h.idp.tokenRequests()).toHaveLength(0);
+    expect(tab.state.status).toBe('error');
+    expect(tab.state.error?.code).toBe('invalid_response');
+  });
+
+  it('a missing iss when requireIss is set: no token request', async () => {
+    const config = testConfig({ requireIss: true });
+    const callback = h.idp.approve(await h.startSignIn({ config }), { iss: null });
+    const tab = await h.completeCallback(callback, config);
+    expect(h.idp.tokenRequests()).toHaveLength(0);
+    expect(tab.state.status).toBe('error');
+  });
+
+  it('a missing iss is accepted when requireIss is not set', async () => {
+    const callback = h.idp.approve(await h.startSignIn(), { iss: null });
+    const tab = await h.completeCallback(callback);
+    expect(tab.state.status).toBe('signed-in');
+  });
+
+  it('error=access_denied: cancelled, with the OAuth code, no token request, transaction removed', async () => {
+    const authorizeUrl = await h.startSignIn({ returnTo: '/api' });
+    const tab = await h.completeCallback(h.idp.deny(authorizeUrl, 'access_denied', { error_description: 'User said no' }));
+    expect(h.idp.requests).toHaveLength(0);
+    expect(tab.state.status).toBe('error');
+    expect(tab.state.error).toMatchObject({ code: 'cancelled', oauthError: 'access_denied', returnTo: '/api' });
+    expect(Object.keys(sessionStorage).filter((key) => key.startsWith('auth:tx'))).toEqual([]);
+    expect(location.search).toBe('');
+  });
+
+  it('other authorization errors keep their OAuth code; URL-supplied text is bounded, and kept as sent for the view to clean', async () => {
+    const description = `<img src=x onerror=alert(1)>\u202e${'x'.repeat(5000)}`;
+    const authorizeUrl = await h.startSignIn();
+    const tab = await h.completeCallback(h.idp.deny(authorizeUrl, 'server_error', { error_description: description }));
+    expect(tab.state.error).toMatchObject({ code: 'authorization_failed', oauthError: 'server_error' });
+    expect(tab.state.error!.description).toBe(description.slice(0, 200));
+  });
+
+  it('an OAuth error code is bounded to 64 characters', async () => {
+    const error = `e${'x'.repeat(500)}`;
+    const tab = await h.completeCallback(h.idp.deny(await h.startSignIn(), error));
+    expect(tab.state.error).toMatchObject({ code: 'authorization_failed', oauthError: error.slice(0, 64) });
+  });
+});
+
+it('uses no endpoint other than the configured ones', async () => {
+  await h.signIn();
+  expect(new Set(h.idp.requests.map((r) => r.url))).toEqual(new Set([TOKEN_URL, USERINFO_URL]));
+});
+
 describe('restore after a reload', () => {
   /**
    * A reload: memory gone, storage kept, the page at `hash`; `reloaded` false is a load by Back or a
@@ -220,5 +491,37 @@ describe('restore after a reload', () => {
     const tab = await h.completeCallback(h.idp.deny(await h.startSignIn(), 'login_required'));
     expect(tab.state.status).toBe('error');
     expect(tab.state.error?.code).toBe('login_required');
+  });
+});
+
+describe('bounded callback values', () => {
+  it.each(['code', 'state', 'iss'])('a %s over 8 KiB is refused as invalid_response before any token request', async (name) => {
+    const callback = h.idp.approve(await h.startSignIn());
+    const state = callback.get('state')!;
+    const long = name === 'state' ? state + 'x'.repeat(8193 - state.length) : 'x'.repeat(8193);
+    callback.set(name, name === 'iss' ? ACCOUNT_URL + '/' + long : long);
+    const tab = await h.completeCallback(callback);
+    expect(tab.state).toMatchObject({ status: 'error', error: { code: 'invalid_response' } });
+    expect(h.idp.tokenRequests()).toHaveLength(0);
+  });
+
+  it('a code of exactly 8 KiB is still exchanged', async () => {
+    const callback = h.idp.approve(await h.startSignIn());
+    callback.set('code', 'c'.repeat(8192));
+    const tab = await h.completeCallback(callback);
+    expect(h.idp.tokenRequests()).toHaveLength(1);
+    expect(tab.state.error?.code).toBe('invalid_grant');
+  });
+});
+
+describe('a sign-in that cannot start', () => {
+  it('shows a failure with a way forward instead of waiting forever, and the bug is thrown on', async () => {
+    const tab = h.newTab();
+    await tab.auth.start();
+    const bug = new TypeError('crypto.subtle is unavailable');
+    vi.spyOn(crypto.subtle, 'digest').mockRejectedValue(bug);
+    await expect(tab.auth.signIn({ returnTo: '/api' })).rejects.toBe(bug);
+    expect(tab.state).toMatchObject({ status: 'error', error: { code: 'invalid_response', returnTo: '/api' } });
+    expect(h.assign).not.toHaveBeenCalled();
   });
 });

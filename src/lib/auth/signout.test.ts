@@ -5,10 +5,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { appNames, appStorage } from './storage';
 import { useAuthHarness } from '../../testing/auth-harness';
+import type { Network } from './http';
 import type { BrowserPort } from './port';
 import type { Server } from './protocol';
-import { endSession, endSessionRequest } from './signout';
-import { ACCOUNT_URL, API_URL, APP_URL, END_SESSION_URL, REVOCATION_URL, deferred, json } from '../../testing/fake-idp';
+import { endSession, endSessionRequest, revoke } from './signout';
+import { API_URL, APP_URL, END_SESSION_URL, REVOCATION_URL, deferred, json } from '../../testing/fake-idp';
 
 const promptOf = (url: string) => new URL(url).searchParams.get('prompt');
 
@@ -219,7 +220,7 @@ describe('the end-session request', () => {
 
   it('is the URL of a GET with client_id, post_logout_redirect_uri and a fresh state: no id_token_hint by default', () => {
     const first = endSessionRequest(serverWith(), ID_TOKEN)!;
-    expect(first.url.startsWith(`${END}?`)).toBe(true);
+    expect(first.url).toBe(`${END}?client_id=spa&post_logout_redirect_uri=${encodeURIComponent(APP)}&state=${first.state}`);
     expect(paramsOf(first.url)).toEqual({ client_id: 'spa', post_logout_redirect_uri: APP, state: first.state });
     expect(first.state).toMatch(/^[\w-]{22,}$/);
     expect(first.url).not.toContain(ID_TOKEN);
@@ -270,38 +271,31 @@ describe('the end-session request', () => {
   });
 });
 
-describe('bounded callback values', () => {
-  const h = useAuthHarness();
-
-  it.each(['code', 'state', 'iss'])('a %s over 8 KiB is refused as invalid_response before any token request', async (name) => {
-    const callback = h.idp.approve(await h.startSignIn());
-    const state = callback.get('state')!;
-    const long = name === 'state' ? state + 'x'.repeat(8193 - state.length) : 'x'.repeat(8193);
-    callback.set(name, name === 'iss' ? ACCOUNT_URL + '/' + long : long);
-    const tab = await h.completeCallback(callback);
-    expect(tab.state).toMatchObject({ status: 'error', error: { code: 'invalid_response' } });
-    expect(h.idp.tokenRequests()).toHaveLength(0);
+describe('revoke over a given network', () => {
+  const SERVER = 'https://id.example.test';
+  const serverOn = (network: Network): Server => ({
+    as: { issuer: SERVER, token_endpoint: `${SERVER}/token`, revocation_endpoint: `${SERVER}/revoke` },
+    client: { client_id: 'spa' },
+    redirectUri: 'https://app.example.test/',
+    scope: 'openid',
+    resources: [],
+    timeoutMs: 1000,
+    network,
   });
 
-  it('a code of exactly 8 KiB is still exchanged', async () => {
-    const callback = h.idp.approve(await h.startSignIn());
-    callback.set('code', 'c'.repeat(8192));
-    const tab = await h.completeCallback(callback);
-    expect(h.idp.tokenRequests()).toHaveLength(1);
-    expect(tab.state.error?.code).toBe('invalid_grant');
+  it.each(['access_token', 'refresh_token'] as const)('sends the token with token_type_hint=%s, kept alive', async (hint) => {
+    const network = vi.fn<Network>(async () => new Response(null, { status: 200 }));
+    await revoke(serverOn(network), 'tok-1', hint);
+    const [request] = network.mock.calls[0];
+    expect([request.method, request.url]).toEqual(['POST', `${SERVER}/revoke`]);
+    const form = new URLSearchParams(await request.text());
+    expect(Object.fromEntries(form)).toEqual({ token: 'tok-1', token_type_hint: hint, client_id: 'spa' });
+    expect(request.keepalive).toBe(true);
+    expect(request.credentials).toBe('omit');
   });
-});
 
-describe('a sign-in that cannot start', () => {
-  const h = useAuthHarness();
-
-  it('shows a failure with a way forward instead of waiting forever, and the bug is thrown on', async () => {
-    const tab = h.newTab();
-    await tab.auth.start();
-    const bug = new TypeError('crypto.subtle is unavailable');
-    vi.spyOn(crypto.subtle, 'digest').mockRejectedValue(bug);
-    await expect(tab.auth.signIn({ returnTo: '/api' })).rejects.toBe(bug);
-    expect(tab.state).toMatchObject({ status: 'error', error: { code: 'invalid_response', returnTo: '/api' } });
-    expect(h.assign).not.toHaveBeenCalled();
+  it('rejects when the endpoint refuses, for the caller to ignore', async () => {
+    const network = vi.fn<Network>(async () => json({ error: 'unsupported_token_type' }, 400));
+    await expect(revoke(serverOn(network), 'tok-1', 'access_token')).rejects.toBeDefined();
   });
 });
