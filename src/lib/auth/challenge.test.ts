@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { useAuthHarness } from '../../testing/auth-harness';
 import { API_URL, challengeHeader } from '../../testing/fake-idp';
 import { MAX_CHALLENGE_CHARS, pickChallenge } from './challenge';
-import { MAX_AGE_LIMIT_S, maxAge, tokenList, unionScope } from './scope';
+import { MAX_AGE_LIMIT_S } from './scope';
 import { AuthError } from './errors';
 
 const h = useAuthHarness();
@@ -197,24 +197,8 @@ describe('several challenges, other errors, malformed and oversized headers', ()
   });
 });
 
-describe('the validators', () => {
-  it('tokenList takes NQCHAR tokens (RFC 6749 §3.3) separated by one space', () => {
-    expect(tokenList('openid profile')).toBe('openid profile');
-    expect(tokenList('a!#[]~')).toBe('a!#[]~');
-    for (const bad of ['', ' ', 'a ', 'a\\b', 'a"b', 'a\nb', 42, undefined, null]) expect(tokenList(bad)).toBeUndefined();
-  });
-
-  it('maxAge takes whole seconds from 0 to a year, as a number or digits', () => {
-    expect([maxAge(0), maxAge('60'), maxAge(MAX_AGE_LIMIT_S)]).toEqual([0, 60, MAX_AGE_LIMIT_S]);
-    for (const bad of [-1, 1.5, NaN, Infinity, '1.0', ' 1', '', MAX_AGE_LIMIT_S + 1, null, {}])
-      expect(maxAge(bad)).toBeUndefined();
-  });
-
-  it('unionScope keeps each token once, in order', () => {
-    expect(unionScope('openid profile', undefined, 'profile notes.write', '')).toBe('openid profile notes.write');
-  });
-
-  it('pickChallenge ignores challenges of other schemes and without an error', () => {
+describe('pickChallenge', () => {
+  it('ignores challenges of other schemes and without an error', () => {
     const challenges = [
       { scheme: 'basic', parameters: { error: 'x' } },
       { scheme: 'bearer', parameters: {} },
