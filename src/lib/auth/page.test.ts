@@ -1,9 +1,131 @@
-// The page's events that keep the session right (page.ts), through an instance on happy-dom's window:
-// a page back from the back/forward cache shows neither an endless redirect nor a person another tab
-// signed out.
-import { describe, expect, it, vi } from 'vitest';
+// The page's events that keep the session right (page.ts), over a real vault and session and a page whose
+// events the test fires: a page that wakes checks the session's expiry, a page back from the
+// back/forward cache shows neither an endless redirect nor a person another tab signed out. Then the
+// same through an instance, on happy-dom's window.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useAuthHarness } from '../../testing/auth-harness';
 import { NAMES } from '../../testing/fake-idp';
+import { listenPage } from './page';
+import type { TokenSet } from './protocol';
+import { createSession } from './session';
+import type { Hint } from './storage';
+import { createVault } from './vault';
+
+const ALICE = { sub: 'alice' };
+let now: number;
+
+/** A page whose listeners the test sees and fires. */
+function page() {
+  const listeners = new Map<string, Set<(event: Event) => void>>();
+  return {
+    listeners,
+    listen(type: string, listener: (event: Event) => void) {
+      const set = listeners.get(type) ?? new Set();
+      listeners.set(type, set.add(listener));
+      return () => void set.delete(listener);
+    },
+    fire(type: string, init: { persisted?: boolean } = {}) {
+      const event = Object.assign(new Event(type), init);
+      for (const listener of [...(listeners.get(type) ?? [])]) listener(event);
+    },
+    count: () => [...listeners.values()].reduce((sum, set) => sum + set.size, 0),
+  };
+}
+
+/** A page of a signed-in session whose tokens expire in a minute, with no refresh token; `hint` as storage has it. */
+function setup(hint: Hint) {
+  const state = createSession<typeof ALICE>();
+  const vault = createVault({
+    client: { client_id: 'spa' },
+    now: () => now,
+    scope: 'openid',
+    renewed: (tokens) => state.renewed(tokens.expiresAt),
+    ended: (error) => state.expired(error),
+  });
+  const tokens: TokenSet = { accessToken: 'at-1', expiresAt: now + 60_000, subject: ALICE.sub };
+  vault.hold({ tokens, scope: 'openid' });
+  state.signedIn(ALICE, tokens.expiresAt);
+  const port = page();
+  const signOut = vi.fn();
+  const remove = listenPage({ port, vault, state, storage: { readHint: () => hint }, signOut });
+  return { state, vault, port, signOut, remove };
+}
+
+describe('listenPage', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    now = 1_000_000;
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it.each(['visibilitychange', 'online'])(
+    '%s checks the expiry the stalled timers missed: an expired session ends at once',
+    (type) => {
+      const { state, port } = setup('had-session');
+      port.fire(type);
+      expect(state.session.current.status).toBe('signed-in');
+      // The clock passed the expiry while the laptop slept; no timer fired.
+      now += 61_000;
+      port.fire(type);
+      expect(state.session.current).toMatchObject({ status: 'expired', user: null, error: { code: 'session_expired' } });
+    },
+  );
+
+  it('a page shown again, not from the cache, checks the expiry too', () => {
+    const { state, port } = setup('had-session');
+    now += 61_000;
+    port.fire('pageshow', { persisted: false });
+    expect(state.session.current.status).toBe('expired');
+  });
+
+  it('a page back from the cache that began a redirect shows what it showed before it', () => {
+    const { state, port } = setup('had-session');
+    state.redirecting();
+    port.fire('pageshow', { persisted: true });
+    expect(state.session.current).toMatchObject({ status: 'signed-in', user: ALICE });
+  });
+
+  it.each<[string, Hint]>([
+    ['signed out elsewhere', 'signed-out'],
+    ['left no hint (a refused restore elsewhere)', undefined],
+  ])('a page back from the cache whose browser %s signs out: nothing of the person stays', (_name, hint) => {
+    const { vault, port, signOut } = setup(hint);
+    port.fire('pageshow', { persisted: true });
+    expect(signOut).toHaveBeenCalledTimes(1);
+    expect(vault.tokens()).toBeDefined(); // signing out (revoking what it holds) is the instance's job
+  });
+
+  it('a page back from the cache of a browser still signed in stays signed in, and checks the expiry', () => {
+    const { state, port, signOut } = setup('had-session');
+    port.fire('pageshow', { persisted: true });
+    expect(signOut).not.toHaveBeenCalled();
+    expect(state.session.current.status).toBe('signed-in');
+    now += 61_000;
+    port.fire('pageshow', { persisted: true });
+    expect(state.session.current.status).toBe('expired');
+    expect(signOut).not.toHaveBeenCalled();
+  });
+
+  it('a page back from the cache without a session has nothing to sign out', () => {
+    const { vault, port, signOut } = setup('signed-out');
+    vault.drop();
+    port.fire('pageshow', { persisted: true });
+    expect(signOut).not.toHaveBeenCalled();
+  });
+
+  it('the remover removes every listener it added: no event acts afterwards', () => {
+    const { state, port, signOut, remove } = setup('signed-out');
+    expect(port.count()).toBe(3);
+    remove();
+    expect(port.count()).toBe(0);
+    now += 61_000;
+    state.redirecting();
+    for (const type of ['visibilitychange', 'online']) port.fire(type);
+    port.fire('pageshow', { persisted: true });
+    expect(state.session.current.status).toBe('redirecting');
+    expect(signOut).not.toHaveBeenCalled();
+  });
+});
 
 describe('through an instance', () => {
   const h = useAuthHarness();
