@@ -70,8 +70,14 @@ describe('with dpop on', () => {
     expect(h.idp.to(API_URL).map((r) => proofOf(r).claims.nonce)).toEqual([undefined, 'n-2']);
     h.idp.api = () =>
       new Response(null, { status: 401, headers: { 'www-authenticate': 'DPoP error="use_dpop_nonce"', 'dpop-nonce': 'n-3' } });
-    await expect(tab.auth.fetch(API_URL)).rejects.toBeDefined();
+    // The second use_dpop_nonce is the resource's answer, not a refused token: the session stays.
+    await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({
+      code: 'http_error',
+      oauthError: 'use_dpop_nonce',
+      status: 401,
+    });
     expect(h.idp.to(API_URL)).toHaveLength(4);
+    expect(tab.state.status).toBe('signed-in');
   });
 
   it('refuses an unbound (Bearer) token from the token endpoint', async () => {

@@ -204,7 +204,9 @@ describe('401 and 403', () => {
     h.idp.refreshTokens = true;
     const tab = await h.signIn();
     h.idp.api = () => challenge(401, 'invalid_request');
-    await expect(tab.auth.fetch(API_URL)).rejects.toBeInstanceOf(AuthError);
+    const refused = tab.auth.fetch(API_URL);
+    await expect(refused).rejects.toBeInstanceOf(AuthError);
+    await expect(refused).rejects.toMatchObject({ code: 'http_error', oauthError: 'invalid_request', status: 401 });
     expect(h.idp.to(API_URL)).toHaveLength(1);
     expect(h.idp.tokenRequests('refresh_token')).toHaveLength(0);
   });

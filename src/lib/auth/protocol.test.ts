@@ -283,7 +283,10 @@ describe('protocol steps over a given network', () => {
 
   it("fetchUserInfo refuses a sub other than the ID token's", async () => {
     const network = vi.fn<Network>(async () => json({ sub: 'mallory' }));
-    await expect(fetchUserInfo(serverOn(network), undefined, tokens)).rejects.toBeInstanceOf(Error);
+    const refused = fetchUserInfo(serverOn(network), undefined, tokens);
+    // Thrown as oauth4webapi raised it; the caller converts it (an invalid_response).
+    await expect(refused).rejects.toThrow(oauth.OperationProcessingError);
+    await expect(refused).rejects.toMatchObject({ code: oauth.JSON_ATTRIBUTE_COMPARISON });
   });
 
   describe('refreshTokens', () => {

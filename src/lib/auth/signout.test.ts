@@ -3,6 +3,7 @@
 // knew a person; the provider's return matched to the state sent, once. (Sign-out in the app and the
 // next sign-in's prompt=login: auth tests.)
 import { describe, expect, it, vi } from 'vitest';
+import * as oauth from 'oauth4webapi';
 import { appNames, appStorage } from './storage';
 import { useAuthHarness } from '../../testing/auth-harness';
 import type { Network } from './http';
@@ -296,6 +297,8 @@ describe('revoke over a given network', () => {
 
   it('rejects when the endpoint refuses, for the caller to ignore', async () => {
     const network = vi.fn<Network>(async () => json({ error: 'unsupported_token_type' }, 400));
-    await expect(revoke(serverOn(network), 'tok-1', 'access_token')).rejects.toBeDefined();
+    const refused = revoke(serverOn(network), 'tok-1', 'access_token');
+    await expect(refused).rejects.toThrow(oauth.ResponseBodyError);
+    await expect(refused).rejects.toMatchObject({ error: 'unsupported_token_type', status: 400 });
   });
 });

@@ -52,7 +52,9 @@ describe('the authorization request', () => {
   ])('%s is a bug of the caller: a TypeError, and no navigation', async (_name, options) => {
     const tab = await h.signIn();
     const navigations = h.assign.mock.calls.length;
-    await expect(tab.auth.signIn(options)).rejects.toBeInstanceOf(TypeError);
+    const refused = tab.auth.signIn(options);
+    await expect(refused).rejects.toBeInstanceOf(TypeError);
+    await expect(refused).rejects.toThrow(/^signIn: scope and acr_values/);
     expect(h.assign.mock.calls.length).toBe(navigations);
   });
 });

@@ -266,7 +266,9 @@ describe('the start state', () => {
     const auth = createTestAuth({ status: 'signed-out' });
     await auth.signIn({ scope: 'notes.write', acr_values: 'mfa', max_age: 0, returnTo: '/notes' });
     expect(auth.session.current.status).toBe('signed-in');
-    await expect(auth.signIn({ scope: 'a"b' })).rejects.toBeInstanceOf(TypeError);
+    const refused = auth.signIn({ scope: 'a"b' });
+    await expect(refused).rejects.toBeInstanceOf(TypeError);
+    await expect(refused).rejects.toThrow(/^signIn: scope and acr_values/);
   });
 
   it('start() hands back nothing, as createAuth does without a callback', async () => {
