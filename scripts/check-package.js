@@ -9,7 +9,7 @@
 //    tests/consumer/node/ there (its types.ts type-checked, its smoke.js run), so the range's lower
 //    bound is tested, not assumed.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, resolve } from 'node:path';
@@ -37,6 +37,27 @@ const npm = (args, cwd) => {
   const cli = process.env.npm_execpath;
   return cli ? run(process.execPath, [cli, ...args], cwd, true) : run('npm', args, cwd, true);
 };
+
+// internals.ts names what the entries must refuse: each must be a name the shipped sources export
+// today, or its expected error proves nothing (a name that no longer exists is refused anyway).
+const shippedSources = readdirSync(join(root, 'package/src'), { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.ts'))
+  .map((file) => readFileSync(join(root, 'package/src', file), 'utf8'))
+  .join('\n');
+const entry = name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const refused = [
+  ...readFileSync(join(consumer, 'internals.ts'), 'utf8').matchAll(
+    new RegExp(`^export (?:type )?\\{ (\\w+)(?: as \\w+)? \\} from '${entry}(?:/testing)?';$`, 'gm'),
+  ),
+].map(([, internal]) => internal);
+const exported = (/** @type {string} */ internal) =>
+  new RegExp(
+    `^export (?:declare )?(?:async )?(?:function|const|let|class|interface|type) ${internal}\\b|^export (?:type )?\\{[^}]*\\b${internal}\\b[^}]*\\}`,
+    'm',
+  ).test(shippedSources);
+const stale = [...new Set(refused)].filter((internal) => !exported(internal));
+if (!refused.length) throw new Error('tests/consumer/internals.ts names no internal of the package');
+if (stale.length) throw new Error(`tests/consumer/internals.ts names what the package no longer has: ${stale.join(', ')}`);
 
 rmSync(link, { recursive: true, force: true });
 mkdirSync(dirname(link), { recursive: true });
