@@ -1,13 +1,17 @@
 // The session policy createAuth and the test kit share (core.ts), over a real session, vault and
 // auth.fetch and a scripted network: how a session begins and ends, what sign-out hands over for
-// revocation, what loads only when an API is first called, and resources that follow the session.
+// revocation, what loads only when an API is first called, resources that follow the session, and the
+// relay to the app's other tabs behind the same lazy seam.
 import { get } from 'svelte/store';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { APP_URL, FakeBroadcastChannel, FakeLocks, json } from '../../testing/fake-idp';
 import { createCore, type CoreParts } from './core';
 import type { Network } from './http';
 import * as later from './later';
-import type { TokenSet } from './protocol';
+import type { BrowserPort } from './port';
+import type { Server, TokenSet } from './protocol';
 import { sessionState } from './session';
+import { appNames, appStorage } from './storage';
 
 // What follows the first paint, as it is, with its auth.fetch factory watched.
 vi.mock(import('./later'), async (importOriginal) => {
@@ -24,7 +28,10 @@ beforeEach(() => {
   now = 1_000_000;
   vi.mocked(later.createAuthFetch).mockClear();
 });
-afterEach(() => vi.useRealTimers());
+afterEach(() => {
+  vi.useRealTimers();
+  FakeBroadcastChannel.reset();
+});
 
 const tokens = (n: number, expiresIn = 300_000): TokenSet => ({
   accessToken: `at-${n}`,
@@ -132,5 +139,94 @@ describe('resources', () => {
     core.signOut();
     expect(resource.current).toEqual({ status: 'unauthenticated', data: null, error: null });
     stop();
+  });
+});
+
+describe("the app's other tabs", () => {
+  const ISSUER = 'https://id.example.test';
+  const NAMES = appNames(ISSUER, 'spa');
+
+  /** The tabs' parts as createAuth hands them over: a page with a channel, and a token endpoint that renews. */
+  function withTabs() {
+    const port = {
+      url: () => APP_URL,
+      go: vi.fn(),
+      rewrite: vi.fn(),
+      perTab: sessionStorage,
+      perBrowser: localStorage,
+      channel: vi.fn((name: string) => new FakeBroadcastChannel(name)),
+      locks: new FakeLocks(),
+      now: () => now,
+      reloaded: () => false,
+      listen: () => () => {},
+    } satisfies BrowserPort;
+    const token = vi.fn<Network>(async () => json({ access_token: 'at-2', token_type: 'Bearer', expires_in: 300 }));
+    const server: Server = {
+      as: { issuer: ISSUER, token_endpoint: `${ISSUER}/token` },
+      client: { client_id: 'spa' },
+      redirectUri: APP_URL,
+      scope: 'openid',
+      resources: [],
+      timeoutMs: 1000,
+      network: token,
+    };
+    const tabs = {
+      port: () => port,
+      names: NAMES,
+      storage: () => appStorage(port, NAMES),
+      server,
+      apis: [],
+      dpop: false,
+      signOut: vi.fn(),
+    };
+    return { ...setup({ tabs }), port, token };
+  }
+  const renewable = () => ({ ...tokens(1), refreshToken: 'rt-1' });
+
+  it('without them: no relay, and a session with a refresh token ends at expiry, with no grant', async () => {
+    const { core, network, session } = setup();
+    expect(await core.tabs()).toBeUndefined();
+    core.signedIn({ tokens: renewable(), scope: 'openid' }, ALICE);
+    now += 300_000;
+    await vi.advanceTimersByTimeAsync(300_000);
+    expect(session().status).toBe('expired');
+    expect(network).not.toHaveBeenCalled();
+  });
+
+  it("with them: connected once, on the app's channel, whoever asks", async () => {
+    const { core, port } = withTabs();
+    expect(core.joined()).toBeUndefined();
+    const [first, second] = await Promise.all([core.tabs(), core.tabs()]);
+    expect(first).toBe(second);
+    expect(core.joined()).toBe(first);
+    expect(port.channel).toHaveBeenCalledExactlyOnceWith(NAMES.channel);
+  });
+
+  it('the first renewal connects them, and its grant goes through them to the token endpoint', async () => {
+    const { core, port, token, session } = withTabs();
+    core.signedIn({ tokens: renewable(), scope: 'openid' }, ALICE);
+    expect(port.channel).not.toHaveBeenCalled();
+    now += 240_000;
+    await vi.advanceTimersByTimeAsync(240_000);
+    expect(port.channel).toHaveBeenCalledTimes(1);
+    const form = new URLSearchParams(await token.mock.calls[0][0].text());
+    expect([form.get('grant_type'), form.get('refresh_token')]).toEqual(['refresh_token', 'rt-1']);
+    expect(session()).toMatchObject({ status: 'signed-in', expiresAt: now + 300_000 });
+    expect(await (await core.fetch(`${API}/x`)).json()).toEqual({ sentWith: 'Bearer at-2' });
+  });
+
+  it('destroy drops the session and closes the relay, connected or still loading', async () => {
+    const connected = withTabs();
+    await connected.core.tabs();
+    connected.core.signedIn({ tokens: renewable(), scope: 'openid' }, ALICE);
+    connected.core.destroy();
+    expect(FakeBroadcastChannel.open.size).toBe(0);
+    await expect(connected.core.fetch(`${API}/x`)).rejects.toMatchObject({ code: 'unauthenticated' });
+    const loading = withTabs();
+    const relay = loading.core.tabs();
+    loading.core.destroy();
+    await relay;
+    await vi.waitFor(() => expect(FakeBroadcastChannel.open.size).toBe(0));
+    expect(loading.port.channel).toHaveBeenCalledTimes(1);
   });
 });
