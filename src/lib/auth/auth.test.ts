@@ -1,7 +1,8 @@
 // Sign-out (auth.ts): the tokens are forgotten here and in every other tab of the session, requests in
 // flight are aborted, only the non-secret "signed out on purpose" mark stays, and the next interactive
 // sign-in lets the person choose an account (prompt=login). With the provider's endpoints: signout tests.
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, expectTypeOf, it, vi } from 'vitest';
+import type { Auth, SessionState } from '.';
 import { useAuthHarness, type Tab } from '../../testing/auth-harness';
 import { API_URL, APP_URL, FakeBroadcastChannel, NAMES, allStorage, setPageUrl } from '../../testing/fake-idp';
 import { appNames } from './storage';
@@ -119,5 +120,13 @@ describe('account switching without provider endpoints', () => {
     await vi.dynamicImportSettled();
     expect(h.assign.mock.calls.length).toBe(navigations);
     expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+  });
+});
+
+describe('settled()', () => {
+  it("is typed by the instance's claims", () => {
+    expectTypeOf<Auth<{ sub: string; role: string }>['settled']>().toEqualTypeOf<
+      () => Promise<SessionState<{ sub: string; role: string }>>
+    >();
   });
 });

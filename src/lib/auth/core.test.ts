@@ -1,10 +1,12 @@
 // The session policy createAuth and the test kit share (core.ts), over a real session, vault and
 // auth.fetch and a scripted network: how a session begins and ends, what sign-out hands over for
-// revocation, what loads only when an API is first called, resources that follow the session, and the
-// relay to the app's other tabs behind the same lazy seam.
+// revocation, what loads only when an API is first called, resources that follow the session, the
+// relay to the app's other tabs behind the same lazy seam, and settled(), which a load awaits: on its
+// own, then through an instance over the fake identity service. (On a server: ssr.test.ts.)
 import { get } from 'svelte/store';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { APP_URL, FakeBroadcastChannel, FakeLocks, json } from '../../testing/fake-idp';
+import { useAuthHarness } from '../../testing/auth-harness';
+import { API_URL, APP_URL, FakeBroadcastChannel, FakeLocks, json, setPageUrl } from '../../testing/fake-idp';
 import { createCore, type CoreParts } from './core';
 import type { Network } from './http';
 import * as later from './later';
@@ -54,6 +56,14 @@ function setup(more: Partial<CoreParts<typeof ALICE>> = {}) {
     ...more,
   });
   return { core, network, session: () => core.state.session.current };
+}
+
+/** Whether `promise` has resolved after the pending promise turns, and with what. */
+async function peek<T>(promise: Promise<T>): Promise<{ value?: T; resolved: boolean }> {
+  let out: { value?: T; resolved: boolean } = { resolved: false };
+  void promise.then((value) => (out = { value, resolved: true }));
+  for (let turn = 0; turn < 20; turn++) await Promise.resolve();
+  return out;
 }
 
 describe('a session begins and ends', () => {
@@ -228,5 +238,105 @@ describe("the app's other tabs", () => {
     await relay;
     await vi.waitFor(() => expect(FakeBroadcastChannel.open.size).toBe(0));
     expect(loading.port.channel).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('settled', () => {
+  it('waits while the session is loading or redirecting, and resolves with the first settled state', async () => {
+    const { core } = setup({ initial: sessionState('loading') });
+    const settled = core.settled();
+    expect(await peek(settled)).toEqual({ resolved: false });
+    core.state.redirecting();
+    expect(await peek(settled)).toEqual({ resolved: false });
+    core.signedIn({ tokens: tokens(1), scope: 'openid' }, ALICE);
+    expect(await settled).toEqual({ status: 'signed-in', user: ALICE, expiresAt: now + 300_000, error: null });
+  });
+
+  it('resolves at once when settled already, with the session as it is then', async () => {
+    const { core } = setup();
+    expect(await peek(core.settled())).toEqual({ resolved: true, value: core.state.session.current });
+    core.state.expired();
+    expect((await core.settled()).status).toBe('expired');
+  });
+});
+
+describe('settled() through an instance', () => {
+  const h = useAuthHarness();
+  // The tabs answer one another within promise turns and timers: real ones here.
+  beforeEach(() => vi.useRealTimers());
+
+  it('waits for start(): before it the session is loading, and a load awaiting it would see nobody', async () => {
+    const tab = h.newTab();
+    const settled = tab.auth.settled();
+    expect(await peek(settled)).toEqual({ resolved: false });
+    await tab.auth.start();
+    expect(await settled).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+  });
+
+  it('resolves signed-in after a callback, asked before start() completes it; auth.fetch then carries the token', async () => {
+    const authorizeUrl = await h.startSignIn({ returnTo: '/orders' });
+    setPageUrl(`${APP_URL}?${h.idp.approve(authorizeUrl)}`);
+    const tab = h.newTab();
+    const settled = tab.auth.settled();
+    const started = tab.auth.start();
+    const session = await settled;
+    expect(session.status).toBe('signed-in');
+    expect(session.user?.name).toBe('Alice Liddell');
+    expect(await (await tab.auth.fetch(API_URL)).json()).toEqual({ greeting: 'Hello, Alice Liddell' });
+    expect(await started).toEqual({ returnTo: '/orders' });
+  });
+
+  it("resolves signed-in in a tab that adopts another tab's session, with no request to the provider", async () => {
+    await h.signIn();
+    const requests = h.idp.requests.length;
+    setPageUrl(`${APP_URL}orders`);
+    const tab = h.newTab();
+    const settled = tab.auth.settled();
+    void tab.auth.start();
+    expect((await settled).status).toBe('signed-in');
+    expect(h.idp.requests.length).toBe(requests);
+  });
+
+  it('resolves at once, with the session as it is, once settled; and again after every later change', async () => {
+    const tab = await h.signIn();
+    expect(await peek(tab.auth.settled())).toEqual({ resolved: true, value: tab.state });
+    tab.auth.signOut();
+    expect((await tab.auth.settled()).status).toBe('signed-out');
+  });
+
+  it('resolves with the error of a failed callback', async () => {
+    const denied = h.idp.deny(await h.startSignIn());
+    setPageUrl(`${APP_URL}?${denied}`);
+    const tab = h.newTab();
+    void tab.auth.start();
+    expect(await tab.auth.settled()).toMatchObject({ status: 'error', error: { code: 'cancelled' } });
+  });
+
+  it('stays pending while a sign-in leaves the page (redirecting), and settles when Back brings the page back', async () => {
+    const tab = h.newTab();
+    await tab.auth.start();
+    await tab.auth.signIn();
+    expect(tab.state.status).toBe('redirecting');
+    const settled = tab.auth.settled();
+    expect(await peek(settled)).toEqual({ resolved: false });
+    // Back from the identity service, out of the back/forward cache.
+    const pageshow = new Event('pageshow');
+    Object.defineProperty(pageshow, 'persisted', { value: true });
+    window.dispatchEvent(pageshow);
+    expect(await peek(settled)).toEqual({
+      resolved: true,
+      value: { status: 'signed-out', user: null, expiresAt: null, error: null },
+    });
+  });
+
+  it('stays pending while a silent restore leaves the page', async () => {
+    await h.signIn();
+    await h.closeTabs();
+    h.reloaded = true;
+    const tab = h.newTab();
+    const settled = tab.auth.settled();
+    await tab.auth.start();
+    expect(tab.state.status).toBe('redirecting');
+    expect(await peek(settled)).toEqual({ resolved: false });
   });
 });

@@ -283,3 +283,20 @@ it('start() and destroy() are harmless, and without a handler every allowed requ
   auth.destroy();
   expect(auth.session.current.status).toBe('signed-in');
 });
+
+describe('settled()', () => {
+  /** Whether `promise` has resolved after the pending promise turns. */
+  async function resolved(promise: Promise<unknown>) {
+    let done = false;
+    void promise.then(() => (done = true));
+    for (let turn = 0; turn < 20; turn++) await Promise.resolve();
+    return done;
+  }
+
+  it('resolves as production does: signed in, signed out, or the failed state it starts in', async () => {
+    expect((await createTestAuth({ user: { name: 'Ada' } }).settled()).user).toEqual({ sub: 'test-user', name: 'Ada' });
+    expect((await createTestAuth({ user: null }).settled()).status).toBe('signed-out');
+    expect((await createTestAuth({ status: 'expired' }).settled()).error).toEqual({ code: 'session_expired' });
+    expect(await resolved(createTestAuth({ status: 'loading' }).settled())).toBe(false);
+  });
+});
