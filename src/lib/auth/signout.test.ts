@@ -239,6 +239,14 @@ describe('the end-session request', () => {
     expect(paramsOf(endSessionRequest(serverWith(), undefined, true)!.url)).not.toHaveProperty('id_token_hint');
   });
 
+  it('returns the person to the postLogoutRedirectUri the app names, else to the redirect URI', () => {
+    const bye = 'https://app.example.test/signed-out?lang=en';
+    expect(
+      paramsOf(endSessionRequest({ ...serverWith(), postLogoutRedirectUri: bye }, ID_TOKEN)!.url).post_logout_redirect_uri,
+    ).toBe(bye);
+    expect(paramsOf(endSessionRequest(serverWith(), ID_TOKEN)!.url).post_logout_redirect_uri).toBe(APP);
+  });
+
   it("keeps the endpoint's own query, and its parameters are ours, once each", () => {
     const { url, state } = endSessionRequest(serverWith(`${END}?ui=1&state=theirs&client_id=other`), ID_TOKEN)!;
     const params = new URL(url).searchParams;
