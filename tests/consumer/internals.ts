@@ -33,6 +33,8 @@ export { createSignIn } from '@pkce-spa/auth';
 // @ts-expect-error internal
 export { takeCallbackResponse } from '@pkce-spa/auth';
 // @ts-expect-error internal
+export { takeSignOutReturn } from '@pkce-spa/auth';
+// @ts-expect-error internal
 export { safeReturnTo } from '@pkce-spa/auth';
 // @ts-expect-error internal
 export { authorizationRequest } from '@pkce-spa/auth';
@@ -126,6 +128,8 @@ export { appStorage as testingAppStorage } from '@pkce-spa/auth/testing';
 export { createSignIn as testingCreateSignIn } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
 export { takeCallbackResponse as testingTakeCallbackResponse } from '@pkce-spa/auth/testing';
+// @ts-expect-error internal
+export { takeSignOutReturn as testingTakeSignOutReturn } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
 export { safeReturnTo as testingSafeReturnTo } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
