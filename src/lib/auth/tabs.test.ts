@@ -301,6 +301,7 @@ describe('when the lock holder is silent, gone or refused', () => {
     const call = follower.auth.fetch(API_URL).catch((err: unknown) => err);
     await vi.waitFor(() => expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1));
     await h.close(follower);
+    expect(await call).toMatchObject({ code: 'session_expired' });
     expect(await call).toBeInstanceOf(AuthError);
   });
 });
