@@ -221,6 +221,26 @@ describe('callbacks that must not reach the token endpoint', () => {
     expect(location.href).toBe(APP_URL);
   });
 
+  it.each([
+    [
+      'a JARM answer (`response`, a JWT)',
+      (cb: URLSearchParams) => `response=${unsignedIdToken({ code: cb.get('code'), state: cb.get('state') })}`,
+    ],
+    ['an ID token', () => `id_token=${unsignedIdToken(idTokenClaims('alice-sub', 'n'))}&session_state=ss`],
+    ['a token of a non-standard server', () => 'token=tk-smuggled-0123456789&scope=openid'],
+    ['an error without state', () => 'error=access_denied&error_description=no'],
+    ['a code without state', (cb: URLSearchParams) => `code=${cb.get('code')}&iss=${encodeURIComponent(ACCOUNT_URL)}`],
+  ])(
+    '%s answering no sign-in of this tab: no token request, a notice, every parameter gone, the hash route kept',
+    async (_name, query) => {
+      const authorizeUrl = await h.startSignIn();
+      const tab = await h.loadAt(`${APP_URL}?${query(h.idp.approve(authorizeUrl))}#/api`);
+      expect(h.idp.tokenRequests()).toHaveLength(0);
+      expect(tab.state).toMatchObject({ status: 'signed-out', error: { code: 'unknown_transaction' } });
+      expect(location.href).toBe(`${APP_URL}#/api`);
+    },
+  );
+
   it('reloading the callback URL sends no second token request for the code', async () => {
     const tab = await h.signIn();
     expect(h.idp.tokenRequests()).toHaveLength(1);

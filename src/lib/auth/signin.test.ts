@@ -4,6 +4,26 @@ import { describe, expect, it, vi } from 'vitest';
 import { takeCallbackResponse } from './signin';
 
 const REDIRECT_URI = 'https://app.example.test/';
+/** Every name an authorization response, or a token answer in a URL, may carry (`scope` aside). */
+const RESPONSE_NAMES = [
+  'code',
+  'state',
+  'iss',
+  'error',
+  'error_description',
+  'error_uri',
+  'session_state',
+  'access_token',
+  'id_token',
+  'refresh_token',
+  'token_type',
+  'expires_in',
+  'response',
+  'token',
+];
+const SECRET = 's3cret-v4lue';
+/** An unsigned JWT, as a JARM answer carries one. */
+const JWT = 'eyJhbGciOiJub25lIn0.eyJjb2RlIjoiYyIsInN0YXRlIjoicyJ9.';
 
 /** The page at `url`; `rewrite` records what the URL became. */
 function page(url: string) {
@@ -43,8 +63,12 @@ describe('takeCallbackResponse', () => {
       'session_state=ss',
       'access_token=at',
       'id_token=it',
+      'refresh_token=rt',
       'token_type=bearer',
       'expires_in=3600',
+      'scope=openid',
+      'response=jw.t',
+      'token=t',
     ].join('&');
     const browser = page(`https://app.example.test/auth/callback?tenant=a&${response}&utm=1`);
     const taken = takeCallbackResponse(browser, redirectUri);
@@ -52,7 +76,31 @@ describe('takeCallbackResponse', () => {
     expect(browser.href).toBe('https://app.example.test/auth/callback?tenant=a&utm=1');
   });
 
-  it.each(['#code=c&state=s', '#access_token=at&token_type=bearer', '#id_token=x.y.z', '#error=access_denied'])(
+  it.each(RESPONSE_NAMES)(
+    "%s alone makes a callback, ours or not: it leaves the URL, the app's own query and its hash route stay",
+    (name) => {
+      const browser = page(`${REDIRECT_URI}auth?tenant=a&${name}=${SECRET}&utm=1#/orders?id=7`);
+      expect(takeCallbackResponse(browser, `${REDIRECT_URI}auth?tenant=a`)?.params.get(name)).toBe(SECRET);
+      expect(browser.rewrite).toHaveBeenCalledExactlyOnceWith(`${REDIRECT_URI}auth?tenant=a&utm=1#/orders?id=7`);
+    },
+  );
+
+  it('a JARM answer (`response`, a JWT, no state) leaves the URL with nothing of it left', () => {
+    const browser = page(`${REDIRECT_URI}?response=${JWT}`);
+    expect(takeCallbackResponse(browser, REDIRECT_URI)?.params.get('response')).toBe(JWT);
+    expect(browser.href).toBe(REDIRECT_URI);
+  });
+
+  it("`scope` alone is the app's own: no callback, nothing removed; with a response it goes too", () => {
+    const own = page(`${REDIRECT_URI}?scope=mine#/x`);
+    expect(takeCallbackResponse(own, REDIRECT_URI)).toBeUndefined();
+    expect(own.rewrite).not.toHaveBeenCalled();
+    const answer = page(`${REDIRECT_URI}?scope=openid&code=c&state=s#/x`);
+    expect(takeCallbackResponse(answer, REDIRECT_URI)?.params.get('scope')).toBe('openid');
+    expect(answer.href).toBe(`${REDIRECT_URI}#/x`);
+  });
+
+  it.each([...RESPONSE_NAMES.map((name) => `#${name}=${SECRET}`), '#access_token=at&token_type=bearer&scope=openid'])(
     'takes a response smuggled in the fragment (%s) out of the URL and marks it',
     (hash) => {
       const browser = page(REDIRECT_URI + hash);
