@@ -36,7 +36,7 @@ describe('with postLogoutRedirectUri', () => {
     const state = (await signOut(await signIn())).get('state');
     const navigations = h.assign.mock.calls.length;
     const back = await loadAt(`${LANDING}&state=${state}`);
-    expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
     expect(back.started).toEqual({});
     expect(location.href).toBe(LANDING);
     expect(h.assign.mock.calls.length).toBe(navigations);
@@ -51,14 +51,20 @@ describe('with postLogoutRedirectUri', () => {
     const navigations = h.assign.mock.calls.length;
     const tab = await loadAt(`${LANDING}&state=forged`);
     expect(h.assign.mock.calls.length).toBe(navigations);
-    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: { code: 'unknown_signout' } });
+    expect(tab.state).toEqual({
+      status: 'signed-out',
+      user: null,
+      expiresAt: null,
+      error: { code: 'unknown_signout' },
+      known: false,
+    });
     expect(location.href).toBe(LANDING);
   });
 
   it('the redirect URI still takes a sign-out return too (a provider that ignores the option)', async () => {
     const state = (await signOut(await signIn())).get('state');
     const back = await loadAt(`${CALLBACK}?state=${state}`);
-    expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
     expect(location.href).toBe(CALLBACK);
   });
 

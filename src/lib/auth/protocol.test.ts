@@ -236,7 +236,7 @@ describe('callbacks that must not reach the token endpoint', () => {
       const authorizeUrl = await h.startSignIn();
       const tab = await h.loadAt(`${APP_URL}?${query(h.idp.approve(authorizeUrl))}#/api`);
       expect(h.idp.tokenRequests()).toHaveLength(0);
-      expect(tab.state).toMatchObject({ status: 'signed-out', error: { code: 'unknown_transaction' } });
+      expect(tab.state).toMatchObject({ status: 'signed-out', error: { code: 'unknown_transaction' }, known: false });
       expect(location.href).toBe(`${APP_URL}#/api`);
     },
   );

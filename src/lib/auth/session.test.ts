@@ -1,6 +1,9 @@
 // Issue 3, "Keeping the session": expiry, refresh tokens, sign-out across tabs, restore after reload.
 // Time is fake (vi.useFakeTimers) so expiry is exact and nothing sleeps.
 import { describe, expect, it, vi } from 'vitest';
+import { AuthError } from './errors';
+import type { StandardClaims } from './protocol';
+import { createSession } from './session';
 import { appNames } from './storage';
 import { useAuthHarness, type Tab } from '../../testing/auth-harness';
 import {
@@ -186,7 +189,7 @@ describe('sign-out', () => {
     tab.auth.signOut();
     expect(await pending).toMatchObject({ code: 'aborted' });
     expect(h.idp.to(API_URL)[0].init.signal?.aborted).toBe(true);
-    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
     // The module never navigates in the app (the app does), and sends nothing anywhere without endSessionUrl.
     expect(location.href).toBe(APP_URL);
     // Only the non-secret "signed out on purpose" mark stays, for prompt=login on the next sign-in.
@@ -254,7 +257,7 @@ describe('sign-out', () => {
     const pageshow = new Event('pageshow');
     Object.defineProperty(pageshow, 'persisted', { value: true });
     window.dispatchEvent(pageshow);
-    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
   });
 
   it('a page restored from the back/forward cache while still signed in stays signed in', async () => {
@@ -343,7 +346,7 @@ describe('restore after a reload', () => {
       await reload('#/api');
       const tokenRequests = h.idp.tokenRequests().length;
       const tab = await h.completeCallback(h.idp.deny(h.lastNavigation(), error, { error_description: 'id_token mandatory' }));
-      expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+      expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
       expect(h.idp.tokenRequests()).toHaveLength(tokenRequests);
       expect(tab.started).toEqual({ returnTo: '/api' });
       expect((await reload()).navigated).toBe(false);
@@ -366,6 +369,101 @@ describe('restore after a reload', () => {
     const tab = await h.completeCallback(h.idp.deny(await h.startSignIn(), 'login_required'));
     expect(tab.state.status).toBe('error');
     expect(tab.state.error?.code).toBe('login_required');
+  });
+});
+
+describe('whether a person is known (the header offers sign-out exactly then)', () => {
+  /** A reload of the app (memory gone, storage kept) that restores when the hint says so. */
+  async function reload() {
+    await h.closeTabs();
+    setPageUrl(APP_URL);
+    h.reloaded = true;
+    const tab = h.newTab();
+    await tab.auth.start();
+    return tab;
+  }
+
+  it('known while signed in and once the session expired; no one after sign-out', async () => {
+    const { tab } = await signInAt(300);
+    expect(tab.state).toMatchObject({ status: 'signed-in', known: true });
+    await vi.advanceTimersByTimeAsync(300_000);
+    expect(tab.state).toMatchObject({ status: 'expired', known: true });
+    tab.auth.signOut();
+    expect(tab.state).toMatchObject({ status: 'signed-out', known: false });
+  });
+
+  it('a visitor and a page still loading know no one', async () => {
+    const tab = h.newTab();
+    expect(tab.state).toMatchObject({ status: 'loading', known: false });
+    await tab.auth.start();
+    expect(tab.state).toMatchObject({ status: 'signed-out', known: false });
+  });
+
+  it.each([
+    ['cancelled at the identity service', 'cancelled', (url: string) => h.idp.deny(url)],
+    [
+      'refused at the token endpoint',
+      'invalid_grant',
+      (url: string) => ((h.idp.token = () => json({ error: 'invalid_grant' }, 400)), h.idp.approve(url)),
+    ],
+  ])('a first sign-in %s: an error, and no one known', async (_name, code, answer) => {
+    const tab = await h.completeCallback(answer(await h.startSignIn()));
+    expect(tab.state).toMatchObject({ status: 'error', error: { code }, known: false });
+  });
+
+  it('a sign-in after signing out that is cancelled knows no one', async () => {
+    (await h.signIn()).auth.signOut();
+    await h.closeTabs();
+    const tab = await h.completeCallback(h.idp.deny(await h.startSignIn()));
+    expect(tab.state).toMatchObject({ status: 'error', error: { code: 'cancelled' }, known: false });
+  });
+
+  it('a step-up that fails keeps the person known, on the page that comes back', async () => {
+    const signedIn = await h.signIn();
+    await signedIn.auth.signIn({ scope: 'notes.write' });
+    expect(signedIn.state).toMatchObject({ status: 'redirecting', known: true });
+    const tab = await h.completeCallback(h.idp.deny(h.lastNavigation()));
+    expect(tab.state).toMatchObject({ status: 'error', error: { code: 'cancelled' }, known: true });
+  });
+
+  it('a restore after a session that fails keeps the person known; one the identity service refuses knows no one', async () => {
+    await h.signIn();
+    const restoring = await reload();
+    expect(restoring.state).toMatchObject({ status: 'redirecting', known: false });
+    h.idp.token = () => json({ error: 'invalid_grant' }, 400);
+    const failed = await h.completeCallback(h.idp.approve(h.lastNavigation()));
+    expect(failed.state).toMatchObject({ status: 'error', error: { code: 'invalid_grant' }, known: true });
+    await reload();
+    const refused = await h.completeCallback(h.idp.deny(h.lastNavigation(), 'login_required'));
+    expect(refused.state).toMatchObject({ status: 'signed-out', error: null, known: false });
+  });
+
+  it("the transitions themselves: a redirect and its abandonment keep whoever was known, a failure adds the browser's session", () => {
+    const { session, ...to } = createSession<StandardClaims>();
+    const known = () => session.current.known;
+    to.signedIn({ sub: 'alice' }, 1);
+    to.redirecting();
+    expect(known()).toBe(true);
+    to.redirectAbandoned();
+    expect(session.current).toMatchObject({ status: 'signed-in', known: true });
+    to.failed(new AuthError('step_up_failed'));
+    expect(known()).toBe(true);
+    to.signedOut();
+    to.redirecting();
+    expect(known()).toBe(false);
+    to.failed(new AuthError('cancelled'));
+    expect(known()).toBe(false);
+    to.failed(new AuthError('unreachable'), undefined, true);
+    expect(known()).toBe(true);
+    to.notice('unknown_transaction');
+    expect(known()).toBe(false);
+    to.expired();
+    expect(known()).toBe(true);
+  });
+
+  it('a callback that answers nothing of this tab is a notice that knows no one', async () => {
+    const tab = await h.loadAt(`${APP_URL}?code=c&state=nobody`);
+    expect(tab.state).toMatchObject({ status: 'signed-out', error: { code: 'unknown_transaction' }, known: false });
   });
 });
 

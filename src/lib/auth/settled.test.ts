@@ -29,7 +29,7 @@ describe('auth.settled()', () => {
     const settled = tab.auth.settled();
     expect(await peek(settled)).toEqual({ resolved: false });
     await tab.auth.start();
-    expect(await settled).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    expect(await settled).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
   });
 
   it('resolves signed-in after a callback, asked before start() completes it; auth.fetch then carries the token', async () => {
@@ -84,7 +84,7 @@ describe('auth.settled()', () => {
     window.dispatchEvent(pageshow);
     expect(await peek(settled)).toEqual({
       resolved: true,
-      value: { status: 'signed-out', user: null, expiresAt: null, error: null },
+      value: { status: 'signed-out', user: null, expiresAt: null, error: null, known: false },
     });
   });
 

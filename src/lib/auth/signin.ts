@@ -192,6 +192,8 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
     const { pathname, search } = new URL(browser().url());
     return pathname + search;
   };
+  /** A failure keeps the person known where this browser had a session they did not end (a step-up, a restore). */
+  const fail = (err: AuthError, returnTo?: string) => state.failed(err, returnTo, storage().readHint() === 'had-session');
 
   async function redirect(returnTo: string, prompt?: 'none' | 'login', ask: StepUpOptions = {}) {
     state.redirecting();
@@ -203,8 +205,8 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
       const stepUp = stepUpRequest(scope, ask) ?? (scope === server.scope ? undefined : { scope });
       await beginSignIn(server, browser(), storage(), { returnTo, prompt, stepUp });
     } catch (err) {
-      state.failed(
-        toAuthErrorOrShow(err, (bug) => state.failed(bug, returnTo)),
+      fail(
+        toAuthErrorOrShow(err, (bug) => fail(bug, returnTo)),
         returnTo,
       );
     }
@@ -247,9 +249,9 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
       return { returnTo: pending.returnTo };
     } catch (e) {
       if (signal.aborted) return {};
-      const err = toAuthErrorOrShow(e, (bug) => state.failed(bug, pending?.returnTo));
+      const err = toAuthErrorOrShow(e, (bug) => fail(bug, pending?.returnTo));
       if (!pending?.silent || !QUIET.includes(err.code)) {
-        state.failed(err, pending?.returnTo);
+        fail(err, pending?.returnTo);
         return {};
       }
       storage().forgetHint();
