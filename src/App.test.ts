@@ -67,8 +67,8 @@ describe('App', () => {
   });
 
   it.each([
-    ['expired', session('expired', { error: { code: 'session_expired' } })],
-    ['failed', session('error', { error: { code: 'invalid_grant' } })],
+    ['expired', session('expired', { error: { code: 'session_expired' }, known: true })],
+    ['failed later (a step-up, a restore)', session('error', { error: { code: 'invalid_grant' }, known: true })],
   ])('a session that %s still offers Sign out in the header, which signs out and shows the start page', async (_name, state) => {
     at('#/api');
     const { auth } = scriptedAuth(state);
@@ -76,6 +76,55 @@ describe('App', () => {
     await fireEvent.click(within(screen.getByRole('banner')).getByRole('button', { name: 'Sign out' }));
     expect(auth.signOut).toHaveBeenCalledTimes(1);
     await vi.waitFor(() => expect(location.hash).toBe('#/'));
+  });
+
+  it.each([
+    ['an anonymous visitor', session('signed-out')],
+    ['loading', session('loading')],
+    ['a first sign-in on its way', session('redirecting')],
+    ['a stale callback', session('signed-out', { error: { code: 'unknown_transaction' } })],
+  ])('the header offers no Sign out to %s', async (_name, state) => {
+    const { auth } = scriptedAuth(state);
+    renderApp(auth);
+    await vi.waitFor(() =>
+      expect(screen.queryByRole('alert') ?? screen.queryByRole('status') ?? screen.queryByRole('heading')).toBeTruthy(),
+    );
+    expect(within(screen.getByRole('banner')).queryByRole('button')).toBeNull();
+  });
+
+  it('a failed first sign-in: the alert and "Sign in", but no Sign out, as no one was signed in', async () => {
+    const { auth } = scriptedAuth(session('error', { error: { code: 'cancelled', oauthError: 'access_denied' }, known: false }));
+    renderApp(auth);
+    expect((await screen.findByRole('alert')).textContent).toContain('Sign-in was cancelled.');
+    expect(screen.getByRole('main').querySelector('button.primary')?.textContent).toBe('Sign in');
+    expect(within(screen.getByRole('banner')).queryByRole('button')).toBeNull();
+  });
+
+  it('an expired session says it ended, offers "Sign in again", and Sign out beside it', async () => {
+    const { auth } = scriptedAuth(session('expired', { error: { code: 'session_expired' } }));
+    renderApp(auth);
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('Your session has expired.');
+    expect(within(alert).getByRole('button', { name: 'Sign in again' })).toBeTruthy();
+    expect(within(screen.getByRole('banner')).getByRole('button', { name: 'Sign out' })).toBeTruthy();
+  });
+
+  it('the header follows the session as it changes: Sign out while a person is known, and only then', async () => {
+    const { auth, set } = scriptedAuth(session('loading'));
+    renderApp(auth);
+    const signOut = () => within(screen.getByRole('banner')).queryByRole('button', { name: 'Sign out' });
+    const states: [ReturnType<typeof session>, boolean][] = [
+      [session('error', { error: { code: 'token_error' } }), false],
+      [session('signed-in', { user: ALICE, expiresAt: Date.now() + 60_000 }), true],
+      [session('redirecting', { known: true }), true],
+      [session('error', { error: { code: 'step_up_failed' }, known: true }), true],
+      [session('expired', { error: { code: 'session_expired' } }), true],
+      [session('signed-out'), false],
+    ];
+    for (const [state, shown] of states) {
+      set(state);
+      await vi.waitFor(() => expect(!!signOut(), state.status).toBe(shown));
+    }
   });
 
   it('"Signing you in…" in role="status" while loading, then the page', async () => {

@@ -41,6 +41,12 @@ describe('describeError', () => {
     expect(describeError(code, '127.0.0.1:9011').title).toContain('127.0.0.1:9011');
   });
 
+  it('an answer this tab was not waiting for says it was not used, and is gone from the address bar', () => {
+    const { title, hint } = describeError('unknown_transaction');
+    expect(title).toBe('That sign-in link was not used.');
+    expect(hint).toContain('gone from the address bar');
+  });
+
   it('an HTTP error mentions its status', () => {
     expect(describeError('http_error', undefined, 503).title).toContain('503');
   });

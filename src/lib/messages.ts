@@ -16,9 +16,10 @@ export function describeError(code: AuthErrorCode, host = 'the identity service'
     cancelled: { title: 'Sign-in was cancelled.', hint: 'Nothing was shared with this app.' },
     authorization_failed: { title: 'The identity service could not sign you in.', hint: SUPPORT },
     login_required: { title: 'Please sign in again.' },
+    // Any sign-in answer this tab is not waiting for: used, expired, another tab's, forged, or of a kind it never asks for.
     unknown_transaction: {
-      title: 'That sign-in link is no longer valid.',
-      hint: 'It was already used, expired, or was started elsewhere. Nothing was sent.',
+      title: 'That sign-in link was not used.',
+      hint: 'It was already used, has expired, or was not started in this tab. Nothing was sent, and it is gone from the address bar.',
     },
     unknown_signout: {
       title: 'You are signed out here.',

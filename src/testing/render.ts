@@ -35,11 +35,13 @@ export function at(hash: string): void {
   window.dispatchEvent(new HashChangeEvent('hashchange'));
 }
 
+/** A session state; the person is `known` where production always knows one (signed in, expired) unless `rest` says. */
 export const session = (status: SessionState['status'], rest: Partial<SessionState> = {}): SessionState => ({
   status,
   user: null,
   expiresAt: null,
   error: null,
+  known: status === 'signed-in' || status === 'expired',
   ...rest,
 });
 

@@ -1,8 +1,18 @@
-// Issue 2: the callback is used exactly once and leaves no secret behind.
+// Issue 2: the callback is used exactly once and leaves no secret behind; issue 23: neither does one
+// that is not ours.
 import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { pageState } from '../support/browser';
 import { callbacks, consent, formOf, login, tokenRequests, tokenResponses } from '../support/flows';
 import { ALICE, readClaims, signIn, useEnv, type Session } from './helpers';
+
+/** The URLs of the tab's history entries (Chromium's own list). */
+async function historyOf(page: Page): Promise<string[]> {
+  const cdp = await page.context().newCDPSession(page);
+  const { entries } = (await cdp.send('Page.getNavigationHistory')) as { entries: { url: string }[] };
+  await cdp.detach();
+  return entries.map((entry) => entry.url);
+}
 
 describe('callback', () => {
   const env = useEnv();
@@ -69,6 +79,43 @@ describe('callback', () => {
     expect(Object.keys(state.sessionStorage).filter((k) => k.startsWith('auth:tx'))).toEqual([]);
     expect(Object.keys(state.localStorage).filter((k) => !k.startsWith('auth:hint '))).toEqual([]);
     expect(state.url).not.toMatch(/[?&](code|state|iss)=/);
+  });
+
+  it('a callback with response=<JWT> and no state (JARM) leaves the address bar and history: no token request, a notice', async () => {
+    const session = await env.open();
+    const { page, log } = session;
+    const appUrl = env.stack.app.url;
+    // A sign-in of this tab is pending: the answer still is not one to it.
+    await page.goto(appUrl);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByLabel('Username').waitFor();
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const jwt = [
+      part({ alg: 'RS256', kid: 'k1' }),
+      part({ iss: env.stack.idp.issuer, aud: env.stack.idp.clientId, code: 'jarm-code-4f1c9e', exp: 4e9 }),
+      'c2lnbmF0dXJlLW5vdC1jaGVja2Vk',
+    ].join('.');
+
+    await page.goto(`${appUrl}?response=${jwt}#/api`);
+    await page.getByRole('alert').filter({ hasText: 'That sign-in link was not used.' }).waitFor();
+    expect(page.url()).toBe(`${appUrl}#/api`);
+    await log.settle();
+    expect(tokenRequests(log)).toEqual([]);
+    // Only the navigation that brought it carried the JWT: no later request (Referer included).
+    expect(log.entries.filter((e) => JSON.stringify(e).includes(jwt)).map((e) => e.isNavigation)).toEqual([true]);
+    expect(await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).count()).toBe(0);
+
+    // The history entry was replaced, not added to: no entry holds the JWT, and Back and Forward find none.
+    const entries = await historyOf(page);
+    expect(entries).toHaveLength(await page.evaluate(() => history.length));
+    expect(entries.at(-1)).toBe(`${appUrl}#/api`);
+    expect(entries.filter((url) => url.includes('response=') || url.includes(jwt))).toEqual([]);
+    await page.goBack();
+    expect(page.url()).not.toContain(jwt);
+    await page.goForward();
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    expect(page.url()).toBe(`${appUrl}#/api`);
+    expect(tokenRequests(log)).toEqual([]);
   });
 
   it('a callback with a wrong state sends no token request and shows an alert', async () => {

@@ -1,4 +1,5 @@
-// Issue 3: with 5-second access tokens the session renews in the background, unnoticed.
+// Issue 3: with 5-second access tokens the session renews in the background, unnoticed; issue 23: when
+// it cannot (offline), its end is said.
 import { describe, expect, it } from 'vitest';
 import { formOf, tokenRequests } from '../support/flows';
 import { readClaims, routeOf, signIn, useEnv } from './helpers';
@@ -41,5 +42,19 @@ describe('session renewal', () => {
       const expiresBy = (answered[i - 1].responseTime ?? 0) + expires_in * 1000;
       expect(answered[i].time, `refresh #${i} sent ${answered[i].time - expiresBy} ms after expiry`).toBeLessThan(expiresBy);
     }
+  });
+
+  it('a session that ends while the browser is offline says so: "Sign in again", and Sign out beside it', async () => {
+    const session = await env.open();
+    const { page, context } = session;
+    await signIn(session, env.stack.app.url);
+    await readClaims(page);
+    await context.setOffline(true);
+    // The renewal cannot reach the provider; the 5-second token runs out and the session ends.
+    const alert = page.getByRole('alert').filter({ hasText: 'Your session has expired.' });
+    await alert.waitFor({ timeout: 20_000 });
+    expect(await alert.getByRole('button', { name: 'Sign in again' }).count()).toBe(1);
+    expect(await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).count()).toBe(1);
+    expect(await page.locator('[data-claim]').count()).toBe(0);
   });
 });

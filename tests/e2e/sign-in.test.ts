@@ -45,7 +45,7 @@ describe('sign-in', () => {
     expect(session.csp).toEqual([]);
   });
 
-  it('cancelling at consent shows the cancelled message and "Try again"', async () => {
+  it('cancelling a first sign-in at consent shows the cancelled message, "Try again" and "Sign in", and no "Sign out"', async () => {
     const session = await env.open();
     const { page } = session;
     await page.goto(env.stack.app.url);
@@ -59,6 +59,9 @@ describe('sign-in', () => {
     expect(await alert.locator('[data-error-code]').textContent()).toContain('access_denied');
     // The error parameters are gone from the address bar.
     expect(new URL(page.url()).search).toBe('');
+    // No one was signed in: the page offers a sign-in, and nothing to sign out of.
+    expect(await page.getByRole('main').getByRole('button', { name: 'Sign in', exact: true }).count()).toBe(1);
+    expect(await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).count()).toBe(0);
 
     // "Try again" starts a fresh attempt: a new authorization request with a new state.
     await page.getByRole('button', { name: 'Try again' }).click();

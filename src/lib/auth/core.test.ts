@@ -70,7 +70,7 @@ describe('a session begins and ends', () => {
   it("signedIn shows the person and the tokens' expiry; auth.fetch sends its access token", async () => {
     const { core, session } = setup();
     core.signedIn({ tokens: tokens(1), scope: 'openid' }, ALICE);
-    expect(session()).toEqual({ status: 'signed-in', user: ALICE, expiresAt: now + 300_000, error: null });
+    expect(session()).toEqual({ status: 'signed-in', user: ALICE, expiresAt: now + 300_000, error: null, known: true });
     expect(await (await core.fetch(`${API}/x`)).json()).toEqual({ sentWith: 'Bearer at-1' });
   });
 
@@ -78,7 +78,7 @@ describe('a session begins and ends', () => {
     const { core, network, session } = setup();
     core.signedIn({ tokens: tokens(1), scope: 'openid' }, ALICE);
     expect(core.signOut()).toEqual(tokens(1));
-    expect(session()).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    expect(session()).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
     expect(core.signOut()).toBeUndefined();
     await expect(core.fetch(`${API}/x`)).rejects.toMatchObject({ code: 'unauthenticated' });
     expect(network).not.toHaveBeenCalled();
@@ -249,7 +249,7 @@ describe('settled', () => {
     core.state.redirecting();
     expect(await peek(settled)).toEqual({ resolved: false });
     core.signedIn({ tokens: tokens(1), scope: 'openid' }, ALICE);
-    expect(await settled).toEqual({ status: 'signed-in', user: ALICE, expiresAt: now + 300_000, error: null });
+    expect(await settled).toEqual({ status: 'signed-in', user: ALICE, expiresAt: now + 300_000, error: null, known: true });
   });
 
   it('resolves at once when settled already, with the session as it is then', async () => {
@@ -270,7 +270,7 @@ describe('settled() through an instance', () => {
     const settled = tab.auth.settled();
     expect(await peek(settled)).toEqual({ resolved: false });
     await tab.auth.start();
-    expect(await settled).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    expect(await settled).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
   });
 
   it('resolves signed-in after a callback, asked before start() completes it; auth.fetch then carries the token', async () => {
@@ -325,7 +325,7 @@ describe('settled() through an instance', () => {
     window.dispatchEvent(pageshow);
     expect(await peek(settled)).toEqual({
       resolved: true,
-      value: { status: 'signed-out', user: null, expiresAt: null, error: null },
+      value: { status: 'signed-out', user: null, expiresAt: null, error: null, known: false },
     });
   });
 

@@ -67,7 +67,7 @@ describe('nothing before start()', () => {
     const opened = vi.fn();
     vi.stubGlobal('BroadcastChannel', opened);
     const auth = createAuth(authOptions(h.config));
-    expect(auth.session.current).toEqual({ status: 'loading', user: null, expiresAt: null, error: null });
+    expect(auth.session.current).toEqual({ status: 'loading', user: null, expiresAt: null, error: null, known: false });
     expect(getItem).not.toHaveBeenCalled();
     expect(opened).not.toHaveBeenCalled();
     expect(FakeBroadcastChannel.open.size).toBe(channels);

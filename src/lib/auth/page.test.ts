@@ -148,7 +148,7 @@ describe('through an instance', () => {
     const pageshow = new Event('pageshow');
     Object.defineProperty(pageshow, 'persisted', { value: true });
     window.dispatchEvent(pageshow);
-    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
   });
 
   it('a page restored from the back/forward cache while still signed in stays signed in', async () => {

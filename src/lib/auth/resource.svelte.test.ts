@@ -17,8 +17,9 @@ const signedIn = (user = ALICE): SessionState => ({
   user: { sub: user.sub, name: user.name as string },
   expiresAt: 1,
   error: null,
+  known: true,
 });
-const SIGNED_OUT: SessionState = { status: 'signed-out', user: null, expiresAt: null, error: null };
+const SIGNED_OUT: SessionState = { status: 'signed-out', user: null, expiresAt: null, error: null, known: false };
 
 interface Call {
   url: string;
@@ -35,7 +36,7 @@ describe('against the store contract', () => {
   let stop: (() => void) | undefined;
 
   beforeEach(() => {
-    session = writable<SessionState>({ status: 'loading', user: null, expiresAt: null, error: null });
+    session = writable<SessionState>({ status: 'loading', user: null, expiresAt: null, error: null, known: false });
     calls = [];
     seen = [];
     authFetch = vi.fn((url: RequestInfo | URL, init?: AuthFetchInit) => {

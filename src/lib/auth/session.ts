@@ -20,6 +20,12 @@ export interface SessionState<C extends Claims = StandardClaims> {
   /** When the access token expires, epoch milliseconds. */
   expiresAt: number | null;
   error: SessionError | null;
+  /**
+   * A person is known here: signed in, or was and has not signed out (the session expired, or failed
+   * later, e.g. a step-up or a restore of this browser's session). False for a visitor and for a first
+   * sign-in that failed. Offer sign-out exactly when it is true.
+   */
+  known: boolean;
 }
 
 /** A Svelte store with a reactive `current` for runes code (`.svelte` and `.svelte.ts` files). */
@@ -64,12 +70,11 @@ export function reactiveStore<T>(initial: T, start?: () => () => void) {
   return { set, update: (fn: (value: T) => T) => set(fn(value)), readable };
 }
 
-export const sessionState = <C extends Claims>(status: SessionStatus, error: SessionError | null = null): SessionState<C> => ({
-  status,
-  user: null,
-  expiresAt: null,
-  error,
-});
+export const sessionState = <C extends Claims>(
+  status: SessionStatus,
+  error: SessionError | null = null,
+  known = false,
+): SessionState<C> => ({ status, user: null, expiresAt: null, error, known });
 
 /** The session's transitions: the only ways its state changes. */
 export function createSession<C extends Claims>(initial: SessionState<C> = sessionState('loading')) {
@@ -80,19 +85,24 @@ export function createSession<C extends Claims>(initial: SessionState<C> = sessi
   return {
     session: readable,
     signedOut: () => set(sessionState('signed-out')),
+    /** The person stays known while the page leaves (a step-up), and as the page comes back. */
     redirecting: () => {
       beforeRedirect = readable.current;
-      set(sessionState('redirecting'));
+      set(sessionState('redirecting', null, beforeRedirect.known));
     },
     /** The page came back without the redirect having happened. */
     redirectAbandoned: () => readable.current.status === 'redirecting' && set(beforeRedirect),
-    signedIn: (user: C, expiresAt: number) => set({ status: 'signed-in', user, expiresAt, error: null }),
+    signedIn: (user: C, expiresAt: number) => set({ status: 'signed-in', user, expiresAt, error: null, known: true }),
     renewed: (expiresAt: number) => update((s) => ({ ...s, expiresAt })),
-    /** Signed out, with an error that offers a new attempt returning to `returnTo`. */
-    failed: (err: AuthError, returnTo?: string) => set(sessionState('error', { ...err.toJSON(), returnTo })),
-    /** The session ended on its own; a new sign-in returns to `returnTo`. */
+    /**
+     * Signed out, with an error that offers a new attempt returning to `returnTo`. A known person stays
+     * known; `had`: this browser had a session the person did not end (a page load knows no one yet).
+     */
+    failed: (err: AuthError, returnTo?: string, had = false) =>
+      set(sessionState('error', { ...err.toJSON(), returnTo }, had || readable.current.known)),
+    /** The session ended on its own; a new sign-in returns to `returnTo`. Its person stays known. */
     expired: (err?: AuthError, returnTo?: string) =>
-      set(sessionState('expired', { ...err?.toJSON(), code: 'session_expired', returnTo })),
+      set(sessionState('expired', { ...err?.toJSON(), code: 'session_expired', returnTo }, true)),
     /** Signed out with a notice that is not a failure of the sign-in (a stale link). */
     notice: (code: AuthErrorCode) => set({ ...sessionState<C>('signed-out'), error: { code } }),
   };

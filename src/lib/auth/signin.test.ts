@@ -20,15 +20,40 @@ import {
   TOKEN_URL,
   USERINFO_URL,
   allStorage,
+  idTokenClaims,
   json,
   setPageUrl,
   testConfig,
+  unsignedIdToken,
 } from '../../testing/fake-idp';
+import { AuthError } from './errors';
+import type { StandardClaims } from './protocol';
+import { createSession } from './session';
 import { safeReturnTo, takeCallbackResponse, takeSignOutReturn } from './signin';
 
 const h = useAuthHarness();
 
 const REDIRECT_URI = 'https://app.example.test/';
+/** Every name an authorization response, or a token answer in a URL, may carry (`scope` aside). */
+const RESPONSE_NAMES = [
+  'code',
+  'state',
+  'iss',
+  'error',
+  'error_description',
+  'error_uri',
+  'session_state',
+  'access_token',
+  'id_token',
+  'refresh_token',
+  'token_type',
+  'expires_in',
+  'response',
+  'token',
+];
+const SECRET = 's3cret-v4lue';
+/** An unsigned JWT, as a JARM answer carries one. */
+const JWT = 'eyJhbGciOiJub25lIn0.eyJjb2RlIjoiYyIsInN0YXRlIjoicyJ9.';
 
 /** The page at `url`; `rewrite` records what the URL became. */
 function page(url: string) {
@@ -68,8 +93,12 @@ describe('takeCallbackResponse', () => {
       'session_state=ss',
       'access_token=at',
       'id_token=it',
+      'refresh_token=rt',
       'token_type=bearer',
       'expires_in=3600',
+      'scope=openid',
+      'response=jw.t',
+      'token=t',
     ].join('&');
     const browser = page(`https://app.example.test/auth/callback?tenant=a&${response}&utm=1`);
     const taken = takeCallbackResponse(browser, redirectUri);
@@ -77,7 +106,31 @@ describe('takeCallbackResponse', () => {
     expect(browser.href).toBe('https://app.example.test/auth/callback?tenant=a&utm=1');
   });
 
-  it.each(['#code=c&state=s', '#access_token=at&token_type=bearer', '#id_token=x.y.z', '#error=access_denied'])(
+  it.each(RESPONSE_NAMES)(
+    "%s alone makes a callback, ours or not: it leaves the URL, the app's own query and its hash route stay",
+    (name) => {
+      const browser = page(`${REDIRECT_URI}auth?tenant=a&${name}=${SECRET}&utm=1#/orders?id=7`);
+      expect(takeCallbackResponse(browser, `${REDIRECT_URI}auth?tenant=a`)?.params.get(name)).toBe(SECRET);
+      expect(browser.rewrite).toHaveBeenCalledExactlyOnceWith(`${REDIRECT_URI}auth?tenant=a&utm=1#/orders?id=7`);
+    },
+  );
+
+  it('a JARM answer (`response`, a JWT, no state) leaves the URL with nothing of it left', () => {
+    const browser = page(`${REDIRECT_URI}?response=${JWT}`);
+    expect(takeCallbackResponse(browser, REDIRECT_URI)?.params.get('response')).toBe(JWT);
+    expect(browser.href).toBe(REDIRECT_URI);
+  });
+
+  it("`scope` alone is the app's own: no callback, nothing removed; with a response it goes too", () => {
+    const own = page(`${REDIRECT_URI}?scope=mine#/x`);
+    expect(takeCallbackResponse(own, REDIRECT_URI)).toBeUndefined();
+    expect(own.rewrite).not.toHaveBeenCalled();
+    const answer = page(`${REDIRECT_URI}?scope=openid&code=c&state=s#/x`);
+    expect(takeCallbackResponse(answer, REDIRECT_URI)?.params.get('scope')).toBe('openid');
+    expect(answer.href).toBe(`${REDIRECT_URI}#/x`);
+  });
+
+  it.each([...RESPONSE_NAMES.map((name) => `#${name}=${SECRET}`), '#access_token=at&token_type=bearer&scope=openid'])(
     'takes a response smuggled in the fragment (%s) out of the URL and marks it',
     (hash) => {
       const browser = page(REDIRECT_URI + hash);
@@ -327,6 +380,26 @@ describe('successful callback', () => {
 
 describe('callbacks that must not reach the token endpoint', () => {
   it.each([
+    [
+      'a JARM answer (`response`, a JWT)',
+      (cb: URLSearchParams) => `response=${unsignedIdToken({ code: cb.get('code'), state: cb.get('state') })}`,
+    ],
+    ['an ID token', () => `id_token=${unsignedIdToken(idTokenClaims('alice-sub', 'n'))}&session_state=ss`],
+    ['a token of a non-standard server', () => 'token=tk-smuggled-0123456789&scope=openid'],
+    ['an error without state', () => 'error=access_denied&error_description=no'],
+    ['a code without state', (cb: URLSearchParams) => `code=${cb.get('code')}&iss=${encodeURIComponent(ACCOUNT_URL)}`],
+  ])(
+    '%s answering no sign-in of this tab: no token request, a notice, every parameter gone, the hash route kept',
+    async (_name, query) => {
+      const authorizeUrl = await h.startSignIn();
+      const tab = await h.loadAt(`${APP_URL}?${query(h.idp.approve(authorizeUrl))}#/api`);
+      expect(h.idp.tokenRequests()).toHaveLength(0);
+      expect(tab.state).toMatchObject({ status: 'signed-out', error: { code: 'unknown_transaction' }, known: false });
+      expect(location.href).toBe(`${APP_URL}#/api`);
+    },
+  );
+
+  it.each([
     ['a wrong state', (cb: URLSearchParams) => cb.set('state', 'forged-state-value-0123456789')],
     ['no state', (cb: URLSearchParams) => cb.delete('state')],
   ])('%s: no token request, signed out with a notice', async (_name, tamper) => {
@@ -506,7 +579,7 @@ describe('restore after a reload', () => {
       await reload('#/api');
       const tokenRequests = h.idp.tokenRequests().length;
       const tab = await h.completeCallback(h.idp.deny(h.lastNavigation(), error, { error_description: 'id_token mandatory' }));
-      expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+      expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
       expect(h.idp.tokenRequests()).toHaveLength(tokenRequests);
       expect(tab.started).toEqual({ returnTo: '/api' });
       expect((await reload()).navigated).toBe(false);
@@ -592,7 +665,7 @@ describe('the return of a sign-out to postLogoutRedirectUri', () => {
     const state = (await signOut(await signIn())).get('state');
     const navigations = h.assign.mock.calls.length;
     const back = await loadAt(`${LANDING}&state=${state}`);
-    expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
     expect(back.started).toEqual({});
     expect(location.href).toBe(LANDING);
     expect(h.assign.mock.calls.length).toBe(navigations);
@@ -607,14 +680,20 @@ describe('the return of a sign-out to postLogoutRedirectUri', () => {
     const navigations = h.assign.mock.calls.length;
     const tab = await loadAt(`${LANDING}&state=forged`);
     expect(h.assign.mock.calls.length).toBe(navigations);
-    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: { code: 'unknown_signout' } });
+    expect(tab.state).toEqual({
+      status: 'signed-out',
+      user: null,
+      expiresAt: null,
+      error: { code: 'unknown_signout' },
+      known: false,
+    });
     expect(location.href).toBe(LANDING);
   });
 
   it('the redirect URI still takes a sign-out return too (a provider that ignores the option)', async () => {
     const state = (await signOut(await signIn())).get('state');
     const back = await loadAt(`${CALLBACK}?state=${state}`);
-    expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
     expect(location.href).toBe(CALLBACK);
   });
 
@@ -624,5 +703,108 @@ describe('the return of a sign-out to postLogoutRedirectUri', () => {
     expect(tab.state.status).toBe('signed-out');
     expect(location.href).toBe(`${LANDING}&${callback}`);
     expect(h.idp.tokenRequests()).toHaveLength(0);
+  });
+});
+
+/** Sign-in at a fake "now", with the token lifetime the identity service announces. */
+async function signInAt(expiresIn: number) {
+  vi.useFakeTimers();
+  h.idp.expiresIn = expiresIn;
+  const tab = await h.signIn();
+  return { tab };
+}
+
+describe('whether a person is known (the header offers sign-out exactly then)', () => {
+  /** A reload of the app (memory gone, storage kept) that restores when the hint says so. */
+  async function reload() {
+    await h.closeTabs();
+    setPageUrl(APP_URL);
+    h.reloaded = true;
+    const tab = h.newTab();
+    await tab.auth.start();
+    return tab;
+  }
+
+  it('known while signed in and once the session expired; no one after sign-out', async () => {
+    const { tab } = await signInAt(300);
+    expect(tab.state).toMatchObject({ status: 'signed-in', known: true });
+    await vi.advanceTimersByTimeAsync(300_000);
+    expect(tab.state).toMatchObject({ status: 'expired', known: true });
+    tab.auth.signOut();
+    expect(tab.state).toMatchObject({ status: 'signed-out', known: false });
+  });
+
+  it('a visitor and a page still loading know no one', async () => {
+    const tab = h.newTab();
+    expect(tab.state).toMatchObject({ status: 'loading', known: false });
+    await tab.auth.start();
+    expect(tab.state).toMatchObject({ status: 'signed-out', known: false });
+  });
+
+  it.each([
+    ['cancelled at the identity service', 'cancelled', (url: string) => h.idp.deny(url)],
+    [
+      'refused at the token endpoint',
+      'invalid_grant',
+      (url: string) => ((h.idp.token = () => json({ error: 'invalid_grant' }, 400)), h.idp.approve(url)),
+    ],
+  ])('a first sign-in %s: an error, and no one known', async (_name, code, answer) => {
+    const tab = await h.completeCallback(answer(await h.startSignIn()));
+    expect(tab.state).toMatchObject({ status: 'error', error: { code }, known: false });
+  });
+
+  it('a sign-in after signing out that is cancelled knows no one', async () => {
+    (await h.signIn()).auth.signOut();
+    await h.closeTabs();
+    const tab = await h.completeCallback(h.idp.deny(await h.startSignIn()));
+    expect(tab.state).toMatchObject({ status: 'error', error: { code: 'cancelled' }, known: false });
+  });
+
+  it('a step-up that fails keeps the person known, on the page that comes back', async () => {
+    const signedIn = await h.signIn();
+    await signedIn.auth.signIn({ scope: 'notes.write' });
+    expect(signedIn.state).toMatchObject({ status: 'redirecting', known: true });
+    const tab = await h.completeCallback(h.idp.deny(h.lastNavigation()));
+    expect(tab.state).toMatchObject({ status: 'error', error: { code: 'cancelled' }, known: true });
+  });
+
+  it('a restore after a session that fails keeps the person known; one the identity service refuses knows no one', async () => {
+    await h.signIn();
+    const restoring = await reload();
+    expect(restoring.state).toMatchObject({ status: 'redirecting', known: false });
+    h.idp.token = () => json({ error: 'invalid_grant' }, 400);
+    const failed = await h.completeCallback(h.idp.approve(h.lastNavigation()));
+    expect(failed.state).toMatchObject({ status: 'error', error: { code: 'invalid_grant' }, known: true });
+    await reload();
+    const refused = await h.completeCallback(h.idp.deny(h.lastNavigation(), 'login_required'));
+    expect(refused.state).toMatchObject({ status: 'signed-out', error: null, known: false });
+  });
+
+  it("the transitions themselves: a redirect and its abandonment keep whoever was known, a failure adds the browser's session", () => {
+    const { session, ...to } = createSession<StandardClaims>();
+    const known = () => session.current.known;
+    to.signedIn({ sub: 'alice' }, 1);
+    to.redirecting();
+    expect(known()).toBe(true);
+    to.redirectAbandoned();
+    expect(session.current).toMatchObject({ status: 'signed-in', known: true });
+    to.failed(new AuthError('step_up_failed'));
+    expect(known()).toBe(true);
+    to.signedOut();
+    to.redirecting();
+    expect(known()).toBe(false);
+    to.failed(new AuthError('cancelled'));
+    expect(known()).toBe(false);
+    to.failed(new AuthError('unreachable'), undefined, true);
+    expect(known()).toBe(true);
+    to.notice('unknown_transaction');
+    expect(known()).toBe(false);
+    to.expired();
+    expect(known()).toBe(true);
+  });
+
+  it('a callback that answers nothing of this tab is a notice that knows no one', async () => {
+    const tab = await h.loadAt(`${APP_URL}?code=c&state=nobody`);
+    expect(tab.state).toMatchObject({ status: 'signed-out', error: { code: 'unknown_transaction' }, known: false });
   });
 });

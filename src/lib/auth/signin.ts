@@ -48,10 +48,38 @@ export interface StartResult {
   returnTo?: string;
 }
 
-/** What an authorization response (RFC 6749 §4.1.2, RFC 9207, OIDC Session) or a smuggled token may carry. */
-const RESPONSE_PARAMS = ['code', 'state', 'iss', 'error', 'error_description', 'error_uri', 'session_state'];
-const TOKEN_PARAMS = ['access_token', 'id_token', 'token_type', 'expires_in'];
-const isResponse = (params: URLSearchParams) => ['code', 'state', 'error', ...TOKEN_PARAMS].some((name) => params.has(name));
+/**
+ * Every name an authorization response, or a token answer put in a URL, may carry: at the redirect URI
+ * they are this module's, never the app's, and any one of them makes the URL a callback that leaves the
+ * address bar and history, ours or not. RFC 6749 §4.1.2 and §4.2.2.1: `code`, `state` and the `error`
+ * trio; RFC 9207: `iss`; OIDC Session Management: `session_state`; RFC 6749 §4.2.2 and §5.1 and OIDC
+ * implicit or hybrid answers: the tokens with `token_type` and `expires_in`, which no app link would use
+ * for itself; JARM: `response`, the whole answer as a JWT (never ours: this client asks for none);
+ * `token`: what non-standard servers name theirs. An app link with a `token` of its own can be taken
+ * for a callback here, so it belongs on another path: a token in the address bar is what must not stay.
+ */
+const RESPONSE_PARAMS = [
+  'code',
+  'state',
+  'error',
+  'error_description',
+  'error_uri',
+  'iss',
+  'session_state',
+  'access_token',
+  'id_token',
+  'refresh_token',
+  'token_type',
+  'expires_in',
+  'response',
+  'token',
+];
+/**
+ * `scope` (RFC 6749 §4.2.2, §5.1; some servers add it to a code response) goes with a response, but is
+ * none by itself: it holds nothing secret, and it is a word an app's own query may well use.
+ */
+const WITH_RESPONSE = ['scope'];
+const isResponse = (params: URLSearchParams) => RESPONSE_PARAMS.some((name) => params.has(name));
 
 /** A code, state or issuer over this is nothing a real server sends (error text is cut for display instead). */
 const MAX_PARAM_CHARS = 8192;
@@ -83,8 +111,9 @@ export async function beginSignIn(
 }
 
 /**
- * Reads the authorization response from the page's URL and removes it, without a new history entry.
- * Only the redirect URI's own origin and path can be a callback: any other page of the app is left alone.
+ * Reads the authorization response from the page's URL and removes it, without a new history entry,
+ * whether or not it answers a sign-in of ours. Only the redirect URI's own origin and path can be a
+ * callback: any other page of the app is left alone.
  */
 export function takeCallbackResponse(
   browser: Pick<BrowserPort, 'url' | 'rewrite'>,
@@ -100,7 +129,7 @@ export function takeCallbackResponse(
   if (!inFragment && !isResponse(url.searchParams)) return undefined;
   const params = new URLSearchParams(inFragment ? fragment : url.search);
   // The redirect URI's own query stays; the response's parameters leave history and any later Referer.
-  for (const name of [...RESPONSE_PARAMS, ...TOKEN_PARAMS]) url.searchParams.delete(name);
+  for (const name of [...RESPONSE_PARAMS, ...WITH_RESPONSE]) url.searchParams.delete(name);
   if (inFragment) url.hash = '';
   browser.rewrite(url.href);
   return { params, inFragment };
@@ -163,6 +192,8 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
     const { pathname, search } = new URL(browser().url());
     return pathname + search;
   };
+  /** A failure keeps the person known where this browser had a session they did not end (a step-up, a restore). */
+  const fail = (err: AuthError, returnTo?: string) => state.failed(err, returnTo, storage().readHint() === 'had-session');
 
   async function redirect(returnTo: string, prompt?: 'none' | 'login', ask: StepUpOptions = {}) {
     state.redirecting();
@@ -174,8 +205,8 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
       const stepUp = stepUpRequest(scope, ask) ?? (scope === server.scope ? undefined : { scope });
       await beginSignIn(server, browser(), storage(), { returnTo, prompt, stepUp });
     } catch (err) {
-      state.failed(
-        toAuthErrorOrShow(err, (bug) => state.failed(bug, returnTo)),
+      fail(
+        toAuthErrorOrShow(err, (bug) => fail(bug, returnTo)),
         returnTo,
       );
     }
@@ -218,9 +249,9 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
       return { returnTo: pending.returnTo };
     } catch (e) {
       if (signal.aborted) return {};
-      const err = toAuthErrorOrShow(e, (bug) => state.failed(bug, pending?.returnTo));
+      const err = toAuthErrorOrShow(e, (bug) => fail(bug, pending?.returnTo));
       if (!pending?.silent || !QUIET.includes(err.code)) {
-        state.failed(err, pending?.returnTo);
+        fail(err, pending?.returnTo);
         return {};
       }
       storage().forgetHint();

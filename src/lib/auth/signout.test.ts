@@ -57,7 +57,7 @@ describe('with endSessionUrl and revocationUrl', () => {
     const state = await sentState();
     const navigations = h.assign.mock.calls.length;
     const back = await h.loadAt(`${APP_URL}?state=${state}`);
-    expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
     expect(back.started).toEqual({});
     expect(h.assign.mock.calls.length).toBe(navigations);
     expect(location.href).toBe(APP_URL);
@@ -78,6 +78,7 @@ describe('with endSessionUrl and revocationUrl', () => {
       user: null,
       expiresAt: null,
       error: null,
+      known: false,
     });
   });
 
@@ -86,7 +87,13 @@ describe('with endSessionUrl and revocationUrl', () => {
     const navigations = h.assign.mock.calls.length;
     const requests = h.idp.requests.length;
     const tab = await h.loadAt(`${APP_URL}?state=forged`);
-    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: { code: 'unknown_signout' } });
+    expect(tab.state).toEqual({
+      status: 'signed-out',
+      user: null,
+      expiresAt: null,
+      error: { code: 'unknown_signout' },
+      known: false,
+    });
     expect(h.assign.mock.calls.length).toBe(navigations);
     expect(h.idp.requests.length).toBe(requests);
     expect(location.href).toBe(APP_URL);
@@ -96,7 +103,13 @@ describe('with endSessionUrl and revocationUrl', () => {
     const tab = await h.signIn();
     tab.auth.signOut();
     const back = await h.loadAt(`${APP_URL}?state=not-ours`);
-    expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: { code: 'unknown_signout' } });
+    expect(back.state).toEqual({
+      status: 'signed-out',
+      user: null,
+      expiresAt: null,
+      error: { code: 'unknown_signout' },
+      known: false,
+    });
   });
 
   it('revokes the access and the refresh token (RFC 7009, with type hints) without waiting for the answers', async () => {
@@ -137,7 +150,7 @@ describe('with endSessionUrl and revocationUrl', () => {
     await new Promise((resolve) => setTimeout(resolve, 0));
     window.removeEventListener('unhandledrejection', onRejection);
     expect(rejections).toEqual([]);
-    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
   });
 
   it('without a refresh token only the access token is revoked', async () => {
@@ -175,7 +188,7 @@ describe('with endSessionUrl and revocationUrl', () => {
     await tab.auth.fetch(API_URL).catch(() => {});
     await vi.waitFor(() => expect(tab.state.status).toBe('expired'));
     tab.auth.signOut();
-    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
     await vi.waitFor(() => expect(endSessions()).toHaveLength(1));
     expect(endSessions()[0].searchParams.get('client_id')).toBe('demo-spa');
     expect(endSessions()[0].searchParams.has('id_token_hint')).toBe(false);

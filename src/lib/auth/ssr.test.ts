@@ -32,7 +32,7 @@ describe('without a DOM', () => {
 
   it('createAuth makes an instance without throwing; its session is loading', () => {
     const auth = createAuth(options);
-    expect(auth.session.current).toEqual({ status: 'loading', user: null, expiresAt: null, error: null });
+    expect(auth.session.current).toEqual({ status: 'loading', user: null, expiresAt: null, error: null, known: false });
     auth.destroy();
   });
 
@@ -44,7 +44,7 @@ describe('without a DOM', () => {
       let settled: unknown = 'pending';
       void auth.settled().then((session) => (settled = session));
       await Promise.resolve();
-      expect(settled).toEqual({ status: 'loading', user: null, expiresAt: null, error: null });
+      expect(settled).toEqual({ status: 'loading', user: null, expiresAt: null, error: null, known: false });
       expect(network).not.toHaveBeenCalled();
     } finally {
       vi.unstubAllGlobals();

@@ -718,7 +718,7 @@ describe('what a message from another page of the origin can do', () => {
       await postHostile({ type: 'renewed', id: session.id, sub: session.sub, tokens });
       expect(answers(from)).toEqual([]);
       for (const tab of tabs) {
-        expect(tab.state).toEqual({ status: 'signed-in', user: ALICE, expiresAt: tokens.expiresAt, error: null });
+        expect(tab.state).toEqual({ status: 'signed-in', user: ALICE, expiresAt: tokens.expiresAt, error: null, known: true });
         expect(await sent(tab)).toEqual([`Bearer ${tokens.accessToken}`]);
       }
       expect(toProvider()).toHaveLength(provider);
@@ -904,7 +904,7 @@ describe('what a message from another page of the origin can do', () => {
       await postHostile({ type: 'signed-out', id: session.id });
       expect(answers(from)).toEqual([]);
       for (const tab of tabs) {
-        expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null });
+        expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
         expect(await sent(tab)).toEqual([]);
       }
       expect(h.idp.to(REVOCATION_URL)).toEqual([]);

@@ -34,6 +34,7 @@ describe('createTestAuth', () => {
       user: null,
       expiresAt: null,
       error: null,
+      known: false,
     });
   });
 
@@ -169,6 +170,21 @@ describe("production's policy", () => {
     expect(await codeOf(auth.fetch(`${API}/x`))).toBe('unauthenticated');
   });
 
+  it('knows the person as production does: signed in, then expired; not after signOut(), again after signIn()', async () => {
+    const handler = () => new Response(null, { status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
+    const auth = createTestAuth({ apiOrigins: [API], handler });
+    expect(auth.session.current.known).toBe(true);
+    await codeOf(auth.fetch(`${API}/x`));
+    expect(auth.session.current).toMatchObject({ status: 'expired', known: true });
+    auth.signOut();
+    expect(auth.session.current).toMatchObject({ status: 'signed-out', known: false });
+    await auth.signIn();
+    expect(auth.session.current).toMatchObject({ status: 'signed-in', known: true });
+    // A failed first sign-in knows no one; a failure with a user is a later one of a known person.
+    expect(createTestAuth({ status: 'error', user: null }).session.current.known).toBe(false);
+    expect(createTestAuth({ status: 'expired', user: null }).session.current.known).toBe(true);
+  });
+
   it('a resource whose token is refused is unauthenticated, the session expired', async () => {
     const auth = createTestAuth({
       apiOrigins: [API],
@@ -234,16 +250,16 @@ describe("production's policy", () => {
 });
 
 describe('the start state', () => {
-  it.each<[SessionStatus, unknown]>([
-    ['loading', null],
-    ['signed-out', null],
-    ['redirecting', null],
-    ['expired', { code: 'session_expired' }],
-    ['error', { code: 'authorization_failed' }],
-  ])('status %s is where it starts, whatever the user; fetch is unauthenticated', async (status, error) => {
+  it.each<[SessionStatus, unknown, boolean]>([
+    ['loading', null, false],
+    ['signed-out', null, false],
+    ['redirecting', null, false],
+    ['expired', { code: 'session_expired' }, true],
+    ['error', { code: 'authorization_failed' }, true],
+  ])('status %s is where it starts, whatever the user; fetch is unauthenticated', async (status, error, known) => {
     const handler = vi.fn(() => new Response());
     const auth = createTestAuth({ status, user: { name: 'Alice' }, apiOrigins: [API], handler });
-    expect(auth.session.current).toEqual({ status, user: null, expiresAt: null, error });
+    expect(auth.session.current).toEqual({ status, user: null, expiresAt: null, error, known });
     expect(await codeOf(auth.fetch(`${API}/x`))).toBe('unauthenticated');
     expect(handler).not.toHaveBeenCalled();
   });

@@ -11,7 +11,11 @@ import { stepUpRequest } from './scope';
 export interface TestAuthOptions<C extends Claims = StandardClaims> {
   /** The signed-in user (`sub` defaults to `test-user`), or null for signed out. */
   user?: Partial<NoInfer<C>> | null;
-  /** The state to start in; wins over `user` (which `signIn()` then signs in). */
+  /**
+   * The state to start in; wins over `user` (which `signIn()` then signs in). The person is `known` as in
+   * production: `expired` always, `error` when there is a `user` (a later failure) and not with `user: null`
+   * (a first sign-in that failed).
+   */
   status?: SessionStatus;
   /** Origins that may receive the test token, as with createAuth. */
   apiOrigins?: string[];
@@ -72,7 +76,11 @@ export function createTestAuth<C extends Claims = StandardClaims>({
     allowed: apiOrigins,
     base: () => globalThis.location?.href ?? NO_PAGE,
     now: Date.now,
-    initial: sessionState<C>(start === 'signed-in' ? 'loading' : start, START_ERRORS[start] ?? null),
+    initial: sessionState<C>(
+      start === 'signed-in' ? 'loading' : start,
+      START_ERRORS[start] ?? null,
+      start === 'expired' || (start === 'error' && !!user),
+    ),
   });
   const signIn = async () =>
     core.signedIn({ tokens: { accessToken: TEST_TOKEN, expiresAt: Date.now() + HOUR_MS }, scope: 'openid' }, profile);
