@@ -1,5 +1,6 @@
 // Scope and step-up values: what a resource server or storage hands in is taken only when valid, and
-// what signIn() asks beyond a plain sign-in becomes the authorization request's step-up.
+// what signIn() asks beyond a plain sign-in becomes the authorization request's step-up, recorded for the
+// API it is for.
 import { describe, expect, it } from 'vitest';
 import { MAX_AGE_LIMIT_S, maxAge, stepUpRequest, tokenList, unionScope } from './scope';
 
@@ -48,6 +49,31 @@ describe('stepUpRequest', () => {
       max_age: 0,
     });
     expect(stepUpRequest(SESSION, { max_age: MAX_AGE_LIMIT_S })).toEqual({ scope: SESSION, max_age: MAX_AGE_LIMIT_S });
+  });
+
+  it('records the scope for the API it names, on top of what earlier step-ups added for each API', () => {
+    const NOTES = 'https://notes.example/';
+    const OTHER = 'https://other.example/';
+    expect(stepUpRequest(SESSION, { scope: 'notes.write', resource: NOTES }, [NOTES, OTHER])).toEqual({
+      scope: `${SESSION} notes.write`,
+      added: 'notes.write',
+      apis: { [NOTES]: 'notes.write' },
+    });
+    const earlier = { [NOTES]: 'notes.write', [OTHER]: 'other.write' };
+    expect(stepUpRequest(SESSION, { scope: 'notes.admin', resource: NOTES }, [NOTES, OTHER], earlier)).toEqual({
+      scope: `${SESSION} notes.admin`,
+      added: 'notes.admin',
+      apis: { [NOTES]: 'notes.write notes.admin', [OTHER]: 'other.write' },
+    });
+    // Without an API the scope widens the sign-in token only; earlier records are kept as they are.
+    expect(stepUpRequest(SESSION, { scope: 'service.admin' }, [NOTES], earlier)?.apis).toEqual(earlier);
+    expect(stepUpRequest(SESSION, { max_age: 0 }, [NOTES], earlier)?.apis).toEqual(earlier);
+  });
+
+  it("a resource that is none of the instance's APIs is the caller's bug: a TypeError", () => {
+    expect(() => stepUpRequest(SESSION, { scope: 'a', resource: 'https://evil.example/' }, ['https://notes.example/'])).toThrow(
+      /^signIn: .* resource/,
+    );
   });
 
   it.each([

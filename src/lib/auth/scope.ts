@@ -29,6 +29,11 @@ export interface StepUp {
   scope: string;
   /** The scope the step-up was for, which the grant must cover. */
   added?: string;
+  /**
+   * What step-ups added for each API, by its RFC 8707 resource, this one's included (for the API of
+   * `signIn({ resource })`): the session's per-API record after the callback (vault.ts `Held.added`).
+   */
+  apis?: Record<string, string>;
   acr_values?: string;
   /** Seconds. */
   max_age?: number;
@@ -38,6 +43,11 @@ export interface StepUp {
 export interface StepUpOptions {
   /** Scope tokens to ask for on top of the session's (RFC 6749 §3.3). */
   scope?: string;
+  /**
+   * The API `scope` is for, by its `resource` (an `apis` entry's): only that API's tokens ask for it.
+   * Without it, `scope` widens the sign-in token. `stepUpFor` sets it for an API's challenge.
+   */
+  resource?: string;
   /** Authentication context classes, in order of preference. */
   acr_values?: string;
   /** The most seconds since the person last signed in. */
@@ -45,20 +55,30 @@ export interface StepUpOptions {
 }
 
 /**
- * The step-up for an authorization request: the session's scope plus `scope`, with `acr_values` and
- * `max_age`; undefined when nothing is asked. A value that is not valid is the caller's bug: TypeError.
+ * The step-up for an authorization request: the session's scope plus `scope`, which is recorded for the
+ * API of `resource` (one of `resources`) on top of what earlier step-ups added per API (`apis`), with
+ * `acr_values` and `max_age`; undefined when nothing is asked. A value that is not valid is the caller's
+ * bug: TypeError.
  */
-export function stepUpRequest(sessionScope: string, { scope, acr_values, max_age }: StepUpOptions): StepUp | undefined {
+export function stepUpRequest(
+  sessionScope: string,
+  { scope, resource, acr_values, max_age }: StepUpOptions,
+  resources: readonly string[] = [],
+  apis?: Record<string, string>,
+): StepUp | undefined {
   if (scope === undefined && acr_values === undefined && max_age === undefined) return undefined;
   const seconds = maxAge(max_age);
   const invalid =
     (scope !== undefined && !tokenList(scope)) ||
     (acr_values !== undefined && !tokenList(acr_values)) ||
-    (max_age !== undefined && seconds === undefined);
-  if (invalid) throw new TypeError('signIn: scope and acr_values are scope-token lists, max_age whole seconds');
+    (max_age !== undefined && seconds === undefined) ||
+    (resource !== undefined && !resources.includes(resource));
+  if (invalid) throw new TypeError('signIn: scope and acr_values are scope-token lists, max_age whole seconds, resource an API');
+  if (scope && resource) apis = { ...apis, [resource]: unionScope(apis?.[resource], scope) };
   return {
     scope: unionScope(sessionScope, scope),
     ...(scope && { added: scope }),
+    apis,
     ...(acr_values && { acr_values }),
     ...(seconds !== undefined && { max_age: seconds }),
   };

@@ -169,9 +169,11 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
     try {
       // The page's listeners are on before it leaves: Back may bring it back from the back/forward cache.
       await tabs();
-      // What a step-up added to the session stays asked for by this instance's later sign-ins.
+      // What a step-up added to the session, and for which API, stays asked for by this instance's later sign-ins.
       const scope = vault.scope();
-      const stepUp = stepUpRequest(scope, ask) ?? (scope === server.scope ? undefined : { scope });
+      const apis = vault.held()?.added;
+      const stepUp =
+        stepUpRequest(scope, ask, server.resources, apis) ?? (scope === server.scope && !apis ? undefined : { scope, apis });
       await beginSignIn(server, browser(), storage(), { returnTo, prompt, stepUp });
     } catch (err) {
       state.failed(
@@ -211,8 +213,8 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
       // Signed out meanwhile: the sign-out decides what shows.
       if (signal.aborted) return {};
       storage().writeHint('had-session');
-      // A step-up's added scope stays the session's: its later grants for APIs ask for it.
-      parts.signedIn({ tokens, scope: stepUp?.scope ?? server.scope, keys: vault.keys() }, user);
+      // A step-up's added scope stays the session's: the later grants of the API it was for ask for it.
+      parts.signedIn({ tokens, scope: stepUp?.scope ?? server.scope, added: stepUp?.apis, keys: vault.keys() }, user);
       // After the claims show: the waiting tabs sign in with this session.
       void tabs().then((relay) => relay?.signedIn());
       return { returnTo: pending.returnTo };

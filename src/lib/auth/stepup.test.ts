@@ -1,11 +1,14 @@
-// Step-up: signIn({ scope, acr_values, max_age }) asks for the session's scope plus the new one and the
-// sign-in a resource demands; after the callback the answer is checked, and a shortfall is step_up_failed.
+// Step-up: signIn({ scope, resource, acr_values, max_age }) asks for the session's scope plus the new one
+// (recorded for the API of `resource`) and the sign-in a resource demands; after the callback the answer is
+// checked, and a shortfall is step_up_failed.
 import { describe, expect, it } from 'vitest';
 import { useAuthHarness, type Tab } from '../../testing/auth-harness';
-import { APP_URL, NAMES } from '../../testing/fake-idp';
+import { API_ORIGIN, APP_URL, NAMES, OTHER_API_ORIGIN } from '../../testing/fake-idp';
 import { AuthError } from './errors';
 
 const h = useAuthHarness();
+const NOTES = { resource: 'https://notes.example/', scope: 'notes.read', stepUpScopes: 'notes.write' };
+const OTHER = { resource: 'https://other.example/', scope: 'other.read' };
 const nowS = () => Math.floor(Date.now() / 1000);
 
 /** Signs in, then steps up from that tab with `options`, and returns the authorization URL it went to. */
@@ -33,6 +36,31 @@ describe('the authorization request', () => {
       added: 'notes.write openid',
       acr_values: 'urn:example:mfa urn:example:pwd',
       max_age: 300,
+    });
+  });
+
+  it("for an API (resource): the pending record names what it adds for that API, on top of earlier step-ups'", async () => {
+    const config = { ...h.config, apis: { [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER } };
+    h.idp.refreshTokens = true;
+    const tab = await h.signIn({ config });
+    await tab.auth.signIn({ scope: 'notes.write', resource: NOTES.resource });
+    const first = JSON.parse(sessionStorage.getItem(NAMES.key('tx'))!).stepUp;
+    expect(first).toEqual({
+      scope: `${h.config.scope} notes.read other.read notes.write`,
+      added: 'notes.write',
+      apis: { [NOTES.resource]: 'notes.write' },
+    });
+    const back = await h.completeCallback(h.idp.approve(h.lastNavigation()), config);
+    await back.auth.signIn({ max_age: 0 });
+    expect(JSON.parse(sessionStorage.getItem(NAMES.key('tx'))!).stepUp).toEqual({
+      scope: first.scope,
+      apis: { [NOTES.resource]: 'notes.write' },
+      max_age: 0,
+    });
+    await back.auth.signIn();
+    expect(JSON.parse(sessionStorage.getItem(NAMES.key('tx'))!).stepUp).toEqual({
+      scope: first.scope,
+      apis: { [NOTES.resource]: 'notes.write' },
     });
   });
 
@@ -130,6 +158,25 @@ describe('after the callback', () => {
     sessionStorage.setItem(NAMES.key('tx'), JSON.stringify({ ...record, stepUp: { scope: 'a"b', max_age: '60' } }));
     const tokenRequests = h.idp.tokenRequests().length;
     const back = await approve(url);
+    expect(back.state).toMatchObject({ status: 'error', error: { code: 'invalid_response' } });
+    expect(h.idp.tokenRequests()).toHaveLength(tokenRequests);
+  });
+
+  it.each([
+    ['a resource that is no API of the instance', { 'https://evil.example/': 'admin' }],
+    ['a scope that is no scope-token list', { [NOTES.resource]: 'a"b' }],
+    ['a list for the API', ['notes.write']],
+    ['text for the record', 'notes.write'],
+    ['null', null],
+  ])('a pending record whose per-API scope names %s is refused before any token request', async (_name, apis) => {
+    const config = { ...h.config, apis: { [API_ORIGIN]: NOTES } };
+    const tab = await h.signIn({ config });
+    await tab.auth.signIn({ scope: 'notes.write', resource: NOTES.resource });
+    const url = h.lastNavigation();
+    const record = JSON.parse(sessionStorage.getItem(NAMES.key('tx'))!);
+    sessionStorage.setItem(NAMES.key('tx'), JSON.stringify({ ...record, stepUp: { ...record.stepUp, apis } }));
+    const tokenRequests = h.idp.tokenRequests().length;
+    const back = await h.completeCallback(h.idp.approve(url), config);
     expect(back.state).toMatchObject({ status: 'error', error: { code: 'invalid_response' } });
     expect(h.idp.tokenRequests()).toHaveLength(tokenRequests);
   });

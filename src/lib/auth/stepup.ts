@@ -33,6 +33,14 @@ export function authTimeFailure(err: unknown, stepUp: StepUp): AuthError | undef
   return tooOld || absent ? new AuthError('step_up_failed', { max_age: stepUp.max_age }, err) : undefined;
 }
 
+/** What the record says step-ups added per API: only the instance's own resources, each with a scope list. */
+const wellFormedApis = (apis: unknown, resources: readonly string[]) =>
+  apis === undefined ||
+  (typeof apis === 'object' &&
+    apis !== null &&
+    !Array.isArray(apis) &&
+    Object.entries(apis).every(([resource, list]) => resources.includes(resource) && tokenList(list)));
+
 /** completeSignIn for a callback that answers a step-up, with its checks: a shortfall is `step_up_failed`. */
 export async function completeStepUp<C extends Claims>(
   server: Server,
@@ -47,7 +55,8 @@ export async function completeStepUp<C extends Claims>(
   const wellFormed =
     tokenList(stepUp.scope) &&
     [stepUp.added, stepUp.acr_values].every((list) => list === undefined || tokenList(list)) &&
-    (stepUp.max_age === undefined || (typeof stepUp.max_age === 'number' && maxAge(stepUp.max_age) !== undefined));
+    (stepUp.max_age === undefined || (typeof stepUp.max_age === 'number' && maxAge(stepUp.max_age) !== undefined)) &&
+    wellFormedApis(stepUp.apis, server.resources);
   if (!wellFormed) throw new AuthError('invalid_response');
   try {
     return await completeSignIn<C>(server, dpop, callback, pending, now, signal, (response) =>

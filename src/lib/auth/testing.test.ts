@@ -269,6 +269,8 @@ describe('the start state', () => {
     const refused = auth.signIn({ scope: 'a"b' });
     await expect(refused).rejects.toBeInstanceOf(TypeError);
     await expect(refused).rejects.toThrow(/^signIn: scope and acr_values/);
+    // The kit has no APIs: a step-up for any API's resource is taken.
+    await auth.signIn({ scope: 'notes.write', resource: 'https://notes.example/' });
   });
 
   it('start() hands back nothing, as createAuth does without a callback', async () => {

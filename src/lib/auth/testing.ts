@@ -82,9 +82,10 @@ export function createTestAuth<C extends Claims = StandardClaims>({
     session: core.state.session,
     start: async () => ({}),
     settled: core.settled,
-    // A step-up signs in at once too; its options are checked as production checks them (a bad one is a TypeError).
+    // A step-up signs in at once too; its options are checked as production checks them (a bad one is a
+    // TypeError), but for `resource`: the kit has no APIs of its own, so any one is taken.
     signIn: async (options: SignInOptions = {}) => {
-      stepUpRequest('openid', options);
+      stepUpRequest('openid', options, options.resource === undefined ? [] : [options.resource]);
       return signIn();
     },
     signOut: () => void core.signOut(),
