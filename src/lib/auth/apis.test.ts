@@ -9,6 +9,7 @@ import {
   OTHER_API_URL,
   USERINFO_URL,
   challenge,
+  challengeHeader,
   deferred,
   json,
   testConfig,
@@ -17,7 +18,7 @@ import type { AppConfig } from '../../config';
 import { apiParams, apisByOrigin, isApiRequest, type ApiOptions } from './apis';
 import { AuthError, stepUpFor } from './errors';
 
-const NOTES = { resource: 'https://notes.example/', scope: 'notes.read' };
+const NOTES = { resource: 'https://notes.example/', scope: 'notes.read', stepUpScopes: 'notes.write' };
 const OTHER = { resource: 'https://other.example/', scope: 'other.read' };
 const withApis = (apis: Record<string, ApiOptions>, overrides: Record<string, unknown> = {}) =>
   ({ ...testConfig(overrides), apis }) as AppConfig;
@@ -175,15 +176,34 @@ describe('requests to an API of apis', () => {
     expect(tab.state.status).toBe('expired');
   });
 
-  it('insufficient_scope from the API is the typed error with its scope, as for any origin', async () => {
+  it("insufficient_scope within the API's scope and stepUpScopes: the typed error with its scope and the API's resource", async () => {
     h.idp.refreshTokens = true;
     const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
-    h.idp.api = () =>
-      new Response(null, {
-        status: 403,
-        headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="notes.write"' },
-      });
-    await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'insufficient_scope', scope: 'notes.write' });
+    h.idp.api = () => challengeHeader(403, 'Bearer error="insufficient_scope", scope="notes.read notes.write"');
+    const error = (await tab.auth.fetch(API_URL).catch((err: unknown) => err)) as AuthError;
+    expect(error).toMatchObject({ code: 'insufficient_scope', scope: 'notes.read notes.write', resource: NOTES.resource });
+    expect(stepUpFor(error)).toEqual({ scope: 'notes.read notes.write', resource: NOTES.resource });
+  });
+
+  it.each([
+    ['a scope outside its lists', 'admin'],
+    ['one token too many', 'notes.write admin'],
+    ["another API's scope", 'other.read'],
+    ['the sign-in scope', 'openid'],
+  ])('insufficient_scope naming %s: scope_not_allowed, with no scope to ask for and no token request', async (_name, scope) => {
+    h.idp.refreshTokens = true;
+    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER }) });
+    await tab.auth.fetch(API_URL);
+    h.idp.api = () => challengeHeader(403, `Bearer error="insufficient_scope", scope="${scope}"`);
+    const tokens = h.idp.tokenRequests().length;
+    const navigations = h.assign.mock.calls.length;
+    const error = (await tab.auth.fetch(API_URL).catch((err: unknown) => err)) as AuthError;
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.toJSON()).toEqual({ code: 'scope_not_allowed', oauthError: 'insufficient_scope', status: 403 });
+    expect(stepUpFor(error)).toBeUndefined();
+    expect(h.idp.tokenRequests()).toHaveLength(tokens);
+    expect(h.assign.mock.calls).toHaveLength(navigations);
+    expect(tab.state.status).toBe('signed-in');
   });
 
   it('interaction_required names the API: Grant access records what it asks for that API', async () => {

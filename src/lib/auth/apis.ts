@@ -8,6 +8,11 @@ import { unionScope } from './scope';
 export interface ApiOptions {
   resource: string;
   scope?: string;
+  /**
+   * Further scope tokens, space-separated, this API may ask a step-up for (RFC 6750 §3.1
+   * `insufficient_scope`): a challenge naming any token outside `scope` and these is `scope_not_allowed`.
+   */
+  stepUpScopes?: string;
 }
 
 /** `apis` keyed by bare origin, however each key was written (as with apiOrigins). */

@@ -82,6 +82,11 @@ describe('stepUpFor', () => {
     });
   });
 
+  it('offers no sign-in for a scope the configuration does not let the resource ask (scope_not_allowed)', () => {
+    expect(stepUpFor(new AuthError('scope_not_allowed', { oauthError: 'insufficient_scope', status: 403 }))).toBeUndefined();
+    expect(stepUpFor({ code: 'scope_not_allowed', scope: 'admin' })).toBeUndefined();
+  });
+
   it('asks for a plain interactive sign-in when a grant needs the person without naming a scope', () => {
     expect(stepUpFor(new AuthError('interaction_required'))).toEqual({});
   });

@@ -26,6 +26,11 @@ export type AuthErrorCode =
   | 'session_expired'
   /** The token lacks a scope the resource needs (RFC 6750 §3.1): `scope` says which; never retried. */
   | 'insufficient_scope'
+  /**
+   * The resource asked for scope beyond what the configuration lets it ask (an `apis` entry's `scope` and
+   * `stepUpScopes`, else the instance's `scope` and `stepUpScopes`): no sign-in is offered for it; never retried.
+   */
+  | 'scope_not_allowed'
   /** The resource wants a stronger or fresher sign-in (RFC 9470 §3): `acr_values` and `max_age` say how. */
   | 'insufficient_user_authentication'
   /** A step-up sign-in came back with less than it asked (OIDC Core §3.1.2.1): the field that fell short is set. */
@@ -167,7 +172,7 @@ export function toAuthErrorOrShow(err: unknown, show: (error: AuthError) => void
  * The sign-in an error asks for, to hand to `signIn()` with the app's `returnTo`: the scope a resource named
  * (`insufficient_scope`, RFC 6750 §3.1; `interaction_required`) with the API's `resource` it is for, or a
  * stronger or fresher sign-in (`insufficient_user_authentication`, RFC 9470 §4). Undefined for an error no
- * sign-in can mend.
+ * sign-in can mend (`scope_not_allowed` among them).
  */
 export function stepUpFor(
   error: Pick<AuthErrorDetails, 'scope' | 'resource' | 'acr_values' | 'max_age'> & { code: AuthErrorCode },

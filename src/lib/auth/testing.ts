@@ -15,12 +15,15 @@ export interface TestAuthOptions<C extends Claims = StandardClaims> {
   status?: SessionStatus;
   /** Origins that may receive the test token, as with createAuth. */
   apiOrigins?: string[];
+  /** Scope tokens those origins may ask a step-up for, as with createAuth: any other is `scope_not_allowed`. */
+  stepUpScopes?: string;
   /**
    * Answers every request auth.fetch lets through, with `Authorization: Bearer <TEST_TOKEN>` set. What
    * it returns or throws is handled as production handles the network's answer: a thrown TypeError is
    * `unreachable`, a 401 with `WWW-Authenticate: Bearer error="invalid_token"` ends the session, and
-   * `error="insufficient_scope", scope="…"` (RFC 6750 §3.1) or `error="insufficient_user_authentication",
-   * acr_values="…", max_age=…` (RFC 9470 §3) reject with those AuthErrors and their fields.
+   * `error="insufficient_scope", scope="…"` (RFC 6750 §3.1; `scope_not_allowed` beyond `stepUpScopes`) or
+   * `error="insufficient_user_authentication", acr_values="…", max_age=…` (RFC 9470 §3) reject with those
+   * AuthErrors and their fields.
    */
   handler?: (request: Request) => Response | Promise<Response>;
 }
@@ -59,6 +62,7 @@ export function createTestAuth<C extends Claims = StandardClaims>({
   user = {},
   status,
   apiOrigins = [],
+  stepUpScopes,
   handler = () => new Response(null, { status: 404 }),
 }: TestAuthOptions<C> = {}): Auth<C> {
   const profile = { sub: 'test-user', ...user } as C;
@@ -68,6 +72,7 @@ export function createTestAuth<C extends Claims = StandardClaims>({
     network: (request) => answer(request, handler),
     timeoutMs: 15_000,
     scope: 'openid',
+    stepUpScopes,
     // No refresh: a refused test token ends the session, as a token without a refresh token does in production.
     allowed: apiOrigins,
     base: () => globalThis.location?.href ?? NO_PAGE,
