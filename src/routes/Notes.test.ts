@@ -340,6 +340,27 @@ describe('what no sign-in mends, and a write that wants a recent sign-in (RFC 94
     expect(sessionStorage.getItem('notes:draft')).toBeNull();
   });
 
+  it('a long list the API may ask for is shown whole, never cut', async () => {
+    const scope = Array.from({ length: 30 }, (_, i) => `notes.scope${i}`).join(' ');
+    renderNotes(
+      (request) =>
+        request.method === 'POST'
+          ? Promise.resolve(
+              new Response(null, {
+                status: 403,
+                headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+              }),
+            )
+          : undefined,
+      scope,
+    );
+    await screen.findByRole('button', { name: 'Welcome' });
+    await addNote('Plan', 'Tea at four');
+    const shown = (await screen.findByRole('alert')).querySelector('[data-scope]')!;
+    expect(scope.length).toBeGreaterThan(200);
+    expect(shown.textContent).toBe(scope);
+  });
+
   it('insufficient_scope without a scope to ask for is an error, with no Grant access', async () => {
     renderNotes((request) =>
       request.method === 'POST'
