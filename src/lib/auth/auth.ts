@@ -154,7 +154,7 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     vault: core.vault,
     signedIn: core.signedIn,
     tabs: core.tabs,
-    stepUp: async () => (await core.later()).completeStepUp,
+    stepUp: core.later,
     dpop: !!options.dpop,
   });
 

@@ -12,7 +12,7 @@ import type { Held, Vault } from './vault';
 
 export { createAuthFetch } from './fetch';
 export { endSession, revokeAll } from './signout';
-export { completeStepUp } from './stepup';
+export { completeStepUp, stepUpRequest } from './stepup';
 
 /** What an instance hands over for its tabs: its browser, names, server and session. */
 export interface Instance<C extends Claims> {

@@ -1,5 +1,6 @@
-// Scope and step-up values (RFC 6749 §3.3, RFC 9470 §3, OIDC Core §3.1.2.1): their validation and the
-// sign-in that asks for more. Every value here may come from a resource server or from storage.
+// Scope and step-up values (RFC 6749 §3.3, RFC 9470 §3, OIDC Core §3.1.2.1) and their validation; the
+// sign-in that asks for more is built after the first paint (stepup.ts stepUpRequest). Every value here
+// may come from a resource server or from storage.
 /** A scope (or acr_values) list longer than this is no real server's: it is dropped, not cut. */
 const MAX_LIST_CHARS = 512;
 /** A `max_age` above a year asks for nothing a session does not already meet: dropped as nonsense. */
@@ -52,34 +53,4 @@ export interface StepUpOptions {
   acr_values?: string;
   /** The most seconds since the person last signed in. */
   max_age?: number;
-}
-
-/**
- * The step-up for an authorization request: the session's scope plus `scope`, which is recorded for the
- * API of `resource` (one of `resources`) on top of what earlier step-ups added per API (`apis`), with
- * `acr_values` and `max_age`; undefined when nothing is asked. A value that is not valid is the caller's
- * bug: TypeError.
- */
-export function stepUpRequest(
-  sessionScope: string,
-  { scope, resource, acr_values, max_age }: StepUpOptions,
-  resources: readonly string[] = [],
-  apis?: Record<string, string>,
-): StepUp | undefined {
-  if (scope === undefined && acr_values === undefined && max_age === undefined) return undefined;
-  const seconds = maxAge(max_age);
-  const invalid =
-    (scope !== undefined && !tokenList(scope)) ||
-    (acr_values !== undefined && !tokenList(acr_values)) ||
-    (max_age !== undefined && seconds === undefined) ||
-    (resource !== undefined && !resources.includes(resource));
-  if (invalid) throw new TypeError('signIn: scope and acr_values are scope-token lists, max_age whole seconds, resource an API');
-  if (scope && resource) apis = { ...apis, [resource]: unionScope(apis?.[resource], scope) };
-  return {
-    scope: unionScope(sessionScope, scope),
-    ...(scope && { added: scope }),
-    apis,
-    ...(acr_values && { acr_values }),
-    ...(seconds !== undefined && { max_age: seconds }),
-  };
 }

@@ -3,6 +3,7 @@
 // exchanged at most once (RFC 6749 §4.1, RFC 7636, RFC 9700 §2.1.2, §4.7); and what a page load does
 // before it shows anything: complete a callback, join another tab's session, or restore silently.
 import type * as oauth from 'oauth4webapi';
+import type { Later } from './core';
 import { createKeys } from './dpop';
 import { AuthError, toAuthErrorOrShow } from './errors';
 import type { BrowserPort } from './port';
@@ -16,7 +17,7 @@ import {
   type Server,
   type TokenSet,
 } from './protocol';
-import { stepUpRequest, type StepUp, type StepUpOptions } from './scope';
+import type { StepUp, StepUpOptions } from './scope';
 import type { Session } from './session';
 import type { AppStorage } from './storage';
 import type { Relay } from './tabs';
@@ -150,8 +151,8 @@ export interface SignInParts<C extends Claims> {
   signedIn(held: Held, user: C): void;
   /** The other tabs of the app, loaded after the first paint; none for a lone instance. */
   tabs(): Promise<Relay | undefined>;
-  /** completeSignIn with a step-up's checks (stepup.ts), loaded after the first paint. */
-  stepUp(): Promise<typeof completeSignIn>;
+  /** The step-up's request and completeSignIn with its checks (stepup.ts), loaded after the first paint. */
+  stepUp(): Promise<Pick<Later, 'stepUpRequest' | 'completeStepUp'>>;
   /** Bind tokens to a key of this page (RFC 9449). */
   dpop: boolean;
 }
@@ -168,7 +169,7 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
     state.redirecting();
     try {
       // The page's listeners are on before it leaves: Back may bring it back from the back/forward cache.
-      await tabs();
+      const [, { stepUpRequest }] = await Promise.all([tabs(), parts.stepUp()]);
       // What a step-up added to the session, and for which API, stays asked for by this instance's later sign-ins.
       const scope = vault.scope();
       const apis = vault.held()?.added;
@@ -208,7 +209,7 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
         return {};
       }
       const { stepUp } = pending;
-      const finish = stepUp ? await parts.stepUp() : completeSignIn;
+      const finish = stepUp ? (await parts.stepUp()).completeStepUp : completeSignIn;
       const { tokens, user } = await finish<C>(server, vault.dpop(), callback, pending, b.now(), signal);
       // Signed out meanwhile: the sign-out decides what shows.
       if (signal.aborted) return {};

@@ -6,7 +6,7 @@ import type { Auth, SignInOptions } from './auth';
 import { createCore } from './core';
 import type { Claims, StandardClaims } from './protocol';
 import { sessionState, type SessionState, type SessionStatus } from './session';
-import { stepUpRequest } from './scope';
+import { stepUpRequest } from './stepup';
 
 export interface TestAuthOptions<C extends Claims = StandardClaims> {
   /** The signed-in user (`sub` defaults to `test-user`), or null for signed out. */
