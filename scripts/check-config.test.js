@@ -161,7 +161,7 @@ describe('check-config', () => {
       'ERROR config.json: apiOrigins must list bare origins like https://api.example.com',
     ]);
     expect(await refused({ apis: { [url]: { resource: 'not a url' } } })).toEqual([
-      `ERROR config.json: apis entry ${url} must be { resource: an absolute URL without fragment, scope?: text }`,
+      `ERROR config.json: apis entry ${url} must be { resource: an absolute URL without fragment, scope?: text, stepUpScopes?: text }`,
     ]);
     expect(await refused({ dpop: 'yes' })).toEqual(['ERROR config.json: dpop has the wrong type or value']);
     expect(requests).toBe(0);

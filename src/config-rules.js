@@ -16,6 +16,7 @@
  *   `tokenOrigins(config)`: these and the origins of `apis` (userinfo's origin is always allowed).
  * @property {Record<string, ApiConfig>} apis APIs that get a token of their own (RFC 8707), by origin as browsers
  *   write it; empty when none is configured.
+ * @property {string} [stepUpScopes] Scopes an origin without an `apis` entry may ask a step-up for, space-separated.
  * @property {string} [apiUrl] What the #/api page calls; its origin must be authUrl's or one of tokenOrigins(config).
  * @property {number} timeoutMs Per-request timeout in milliseconds.
  * @property {string} [endSessionUrl] RP-Initiated Logout endpoint: sign-out also ends the provider's session.
@@ -28,6 +29,7 @@
  * @typedef {object} ApiConfig
  * @property {string} resource Its resource indicator, sent as written (the provider compares it verbatim).
  * @property {string} [scope] The scopes its token asks for, space-separated.
+ * @property {string} [stepUpScopes] Further scopes it may ask a step-up for (`insufficient_scope`), space-separated.
  */
 
 /**
@@ -128,30 +130,39 @@ const isObject = (value) => typeof value === 'object' && value !== null && !Arra
 
 /**
  * The `apis` map: bare origins (normalised like apiOrigins, each once) to an absolute `resource` URL
- * without fragment (RFC 8707 §2) and an optional `scope`. Unknown keys in an entry are refused, so a
- * misspelt "scopes" does not silently ask for a token without the scope.
+ * without fragment (RFC 8707 §2), an optional `scope` and optional `stepUpScopes` (what else the API
+ * may ask a step-up for). Unknown keys in an entry are refused, so a misspelt "scopes" does not
+ * silently ask for a token without the scope.
  * @param {unknown} value
  * @returns {Record<string, ApiConfig>}
  */
 function parseApis(value) {
   if (value === undefined) return {};
-  if (!isObject(value)) throw new ConfigError('apis', 'must map API origins to { resource, scope }');
+  if (!isObject(value)) throw new ConfigError('apis', 'must map API origins to { resource, scope, stepUpScopes }');
   /** @type {Record<string, ApiConfig>} */
   const apis = {};
   for (const [key, entry] of Object.entries(value)) {
     const origin = bareOrigin('apis', key);
     if (origin in apis) throw new ConfigError('apis', `lists ${origin} twice`);
-    const { resource, scope, ...unknown } = isObject(entry) ? entry : {};
+    const { resource, scope, stepUpScopes, ...unknown } = isObject(entry) ? entry : {};
     if (
       !isText(resource) ||
       !URL.canParse(resource) ||
       resource.includes('#') ||
-      !(scope === undefined || isText(scope)) ||
+      !optionalList(scope) ||
+      !optionalList(stepUpScopes) ||
       Object.keys(unknown).length
     ) {
-      throw new ConfigError('apis', `entry ${origin} must be { resource: an absolute URL without fragment, scope?: text }`);
+      throw new ConfigError(
+        'apis',
+        `entry ${origin} must be { resource: an absolute URL without fragment, scope?: text, stepUpScopes?: text }`,
+      );
     }
-    apis[origin] = scope === undefined ? { resource } : { resource, scope: scope.trim().split(/\s+/).join(' ') };
+    apis[origin] = {
+      resource,
+      ...(scope !== undefined && { scope: words(scope) }),
+      ...(stepUpScopes !== undefined && { stepUpScopes: words(stepUpScopes) }),
+    };
   }
   return apis;
 }
@@ -171,6 +182,17 @@ export function tokenOrigins({ apiOrigins, apis }) {
   const origins = urls.filter((url) => URL.canParse(url)).map((url) => new URL(url).origin);
   return [...new Set(origins)].filter((origin) => origin !== 'null');
 }
+
+/**
+ * A space-separated list as written, with single spaces.
+ * @param {string} list
+ */
+const words = (list) => list.trim().split(/\s+/).join(' ');
+/**
+ * @param {unknown} list
+ * @returns {list is string | undefined}
+ */
+const optionalList = (list) => list === undefined || isText(list);
 
 /**
  * @param {unknown} value
@@ -239,6 +261,7 @@ export function parseConfig(raw, appUrl) {
   const clientId = input.clientId;
   if (!isText(clientId)) throw new ConfigError('clientId', 'must be a non-empty string');
   const apis = parseApis(input.apis);
+  const stepUpScopes = read('stepUpScopes', optionalList, undefined);
   // As listed, normalised; tokenOrigins() adds those of apis wherever the allow-list is needed.
   const apiOrigins = [...new Set(read('apiOrigins', Array.isArray, []).map((entry) => bareOrigin('apiOrigins', entry)))];
   const apiUrl = optionalUrl('apiUrl');
@@ -250,12 +273,13 @@ export function parseConfig(raw, appUrl) {
     accountUrl,
     authUrl,
     clientId,
-    scope: read('scope', isText, DEFAULT_SCOPE).trim().split(/\s+/).join(' '),
+    scope: words(read('scope', isText, DEFAULT_SCOPE)),
     redirectUri,
     issuer,
     requireIss: read('requireIss', isBoolean, false),
     apiOrigins,
     apis,
+    stepUpScopes: stepUpScopes && words(stepUpScopes),
     apiUrl,
     timeoutMs: read('timeoutMs', isTimeout, 15_000),
     endSessionUrl: optionalUrl('endSessionUrl'),

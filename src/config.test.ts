@@ -30,6 +30,7 @@ describe('defaults', () => {
       requireIss: false,
       apiOrigins: [],
       apis: {},
+      stepUpScopes: undefined,
       apiUrl: undefined,
       timeoutMs: 15_000,
       endSessionUrl: undefined,
@@ -156,6 +157,11 @@ describe('malformed values name their key', () => {
     ['apis', { 'https://api.example.com': { resource: 'https://api.example.com', scope: '' } }],
     ['apis', { 'https://api.example.com': { resource: 'https://api.example.com', scope: ['orders.read'] } }],
     ['apis', { 'https://api.example.com': { resource: 'https://api.example.com', scopes: 'orders.read' } }],
+    ['apis', { 'https://api.example.com': { resource: 'https://api.example.com', stepUpScopes: ' ' } }],
+    ['apis', { 'https://api.example.com': { resource: 'https://api.example.com', stepUpScopes: ['orders.write'] } }],
+    ['apis', { 'https://api.example.com': { resource: 'https://api.example.com', stepUpScope: 'orders.write' } }],
+    ['stepUpScopes', ''],
+    ['stepUpScopes', ['orders.write']],
     ['apiUrl', 'https://elsewhere.example.com/api'],
     ['apiUrl', 'http://api.example.com/api'],
     ['endSessionUrl', 'http://account.example.com/connect/endsession'],
@@ -235,7 +241,11 @@ describe('apis', () => {
         ...VALID,
         apiOrigins: ['https://api.example.com'],
         apis: {
-          'HTTPS://Orders.Example.com:443/': { resource: 'https://orders.example.com', scope: ' orders.read   orders.write ' },
+          'HTTPS://Orders.Example.com:443/': {
+            resource: 'https://orders.example.com',
+            scope: ' orders.read   orders.write ',
+            stepUpScopes: 'orders.admin\t orders.export',
+          },
           'http://127.0.0.1:9012': { resource: 'http://127.0.0.1:9012' },
           'https://api.example.com': { resource: 'api://demo-api' },
         },
@@ -243,12 +253,22 @@ describe('apis', () => {
       APP,
     );
     expect(config.apis).toEqual({
-      'https://orders.example.com': { resource: 'https://orders.example.com', scope: 'orders.read orders.write' },
+      'https://orders.example.com': {
+        resource: 'https://orders.example.com',
+        scope: 'orders.read orders.write',
+        stepUpScopes: 'orders.admin orders.export',
+      },
       'http://127.0.0.1:9012': { resource: 'http://127.0.0.1:9012' },
       'https://api.example.com': { resource: 'api://demo-api' },
     });
     expect(config.apiOrigins).toEqual(['https://api.example.com']);
     expect(tokenOrigins(config)).toEqual(['https://api.example.com', 'https://orders.example.com', 'http://127.0.0.1:9012']);
+  });
+
+  it('stepUpScopes (for origins without an entry) is a normalised list, handed to the auth module', () => {
+    const config = parseConfig({ ...VALID, stepUpScopes: ' service.admin  service.export ' }, APP);
+    expect(config.stepUpScopes).toBe('service.admin service.export');
+    expect(authOptions(config)).toMatchObject({ stepUpScopes: 'service.admin service.export' });
   });
 
   it('an origin written twice is refused', () => {

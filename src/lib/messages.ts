@@ -43,6 +43,10 @@ export function describeError(code: AuthErrorCode, host = 'the identity service'
       action: 'Sign in again',
     },
     insufficient_scope: { title: 'Your sign-in does not include the permission this page needs.' },
+    scope_not_allowed: {
+      title: 'The API asked for a permission this app may not request.',
+      hint: 'Nothing was asked of you or the identity service. Contact support if it keeps happening.',
+    },
     interaction_required: { title: 'This API needs your consent at the identity service.' },
     insufficient_user_authentication: { title: 'This needs a more recent or stronger sign-in.' },
     step_up_failed: {

@@ -54,9 +54,13 @@ function demoApi(answer?: (request: Request) => Promise<Response> | undefined) {
   return { handler, requests, gets: (url: string) => requests.filter((r) => r.method === 'GET' && r.url === url) };
 }
 
-function renderNotes(answer?: (request: Request) => Promise<Response> | undefined) {
+/** What the demo API may ask a step-up for (config.json's `stepUpScopes` for it). */
+const STEP_UP_SCOPES = 'notes.write';
+
+function renderNotes(answer?: (request: Request) => Promise<Response> | undefined, stepUpScopes = STEP_UP_SCOPES) {
   const api = demoApi(answer);
-  const auth = createTestAuth({ user: { sub: 'alice', name: 'Alice' }, apiOrigins: [API_ORIGIN], handler: api.handler });
+  const user = { sub: 'alice', name: 'Alice' };
+  const auth = createTestAuth({ user, apiOrigins: [API_ORIGIN], stepUpScopes, handler: api.handler });
   renderView(Notes, auth);
   return { auth, api };
 }
@@ -314,6 +318,49 @@ describe('a write whose per-API token needs consent first', () => {
 });
 
 describe('what no sign-in mends, and a write that wants a recent sign-in (RFC 9470)', () => {
+  it('a scope beyond what the API may ask for is an error, with no Grant access and no sign-in', async () => {
+    const { auth } = renderNotes((request) =>
+      request.method === 'POST'
+        ? Promise.resolve(
+            new Response(null, {
+              status: 403,
+              headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="notes.write notes.admin"' },
+            }),
+          )
+        : undefined,
+    );
+    const signIn = vi.spyOn(auth, 'signIn');
+    await screen.findByRole('button', { name: 'Welcome' });
+    await addNote('Plan', 'Tea at four');
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('The note was not saved (scope_not_allowed, HTTP 403)');
+    expect(alert.textContent).not.toContain('notes.admin');
+    expect(screen.queryByRole('button', { name: 'Grant access' })).toBeNull();
+    expect(signIn).not.toHaveBeenCalled();
+    expect(sessionStorage.getItem('notes:draft')).toBeNull();
+  });
+
+  it('a long list the API may ask for is shown whole, never cut', async () => {
+    const scope = Array.from({ length: 30 }, (_, i) => `notes.scope${i}`).join(' ');
+    renderNotes(
+      (request) =>
+        request.method === 'POST'
+          ? Promise.resolve(
+              new Response(null, {
+                status: 403,
+                headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+              }),
+            )
+          : undefined,
+      scope,
+    );
+    await screen.findByRole('button', { name: 'Welcome' });
+    await addNote('Plan', 'Tea at four');
+    const shown = (await screen.findByRole('alert')).querySelector('[data-scope]')!;
+    expect(scope.length).toBeGreaterThan(200);
+    expect(shown.textContent).toBe(scope);
+  });
+
   it('insufficient_scope without a scope to ask for is an error, with no Grant access', async () => {
     renderNotes((request) =>
       request.method === 'POST'

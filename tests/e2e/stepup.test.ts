@@ -1,10 +1,12 @@
 // The right token for every API, against the local provider: a per-API token (RFC 8707) for the demo
 // API, step-up on its insufficient_scope challenge with the draft kept across the redirect, a second
-// refusal that never redirects on its own, and RFC 9470's max_age step-up with auth_time checked.
-import { describe, expect, it } from 'vitest';
+// refusal that never redirects on its own, a step-up bounded by what the API may ask for and reaching
+// every tab of the session (that API's grants alone), and RFC 9470's max_age step-up with auth_time checked.
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { authorizeRequests, callbacks, consent, formOf, login, tokenRequests, tokenResponses } from '../support/flows';
 import { getWith } from '../support/node-client';
-import { ALICE, readClaims, routeOf, signIn, useEnv } from './helpers';
+import { ALICE, joined, readClaims, routeOf, signIn, useEnv } from './helpers';
 
 const scopesOf = (url: string) => (new URL(url).searchParams.get('scope') ?? '').split(' ');
 
@@ -14,6 +16,56 @@ const challenge = (appUrl: string, scope: string) => ({
   'access-control-allow-origin': new URL(appUrl).origin,
   'access-control-expose-headers': 'WWW-Authenticate',
 });
+
+/**
+ * Another API of `apis` the local provider does not know, answered by the browser context itself: its
+ * resource is taken out of authorization requests, its token grants get a token of its own, and its
+ * greeting answers with that token. Its grants stay in the request log, to read what they asked for.
+ */
+async function fakeOtherApi(context: BrowserContext, origin: string, appUrl: string, accountUrl: string) {
+  const cors = { 'access-control-allow-origin': new URL(appUrl).origin };
+  await context.route(
+    (url) => url.href.startsWith(accountUrl) && url.pathname === '/connect/authorize',
+    (route) => {
+      const url = new URL(route.request().url());
+      const resources = url.searchParams.getAll('resource').filter((resource) => resource !== origin);
+      url.searchParams.delete('resource');
+      for (const resource of resources) url.searchParams.append('resource', resource);
+      return route.continue({ url: url.href });
+    },
+  );
+  await context.route(accountUrl + '/connect/token', (route) =>
+    new URLSearchParams(route.request().postData() ?? '').get('resource') === origin
+      ? route.fulfill({
+          status: 200,
+          headers: { ...cors, 'cache-control': 'no-store' },
+          contentType: 'application/json',
+          body: JSON.stringify({ access_token: 'other-api-token', token_type: 'Bearer', expires_in: 300 }),
+        })
+      : route.continue(),
+  );
+  await context.route(origin + '/**', (route) =>
+    route.request().method() === 'OPTIONS'
+      ? route.fulfill({
+          status: 204,
+          headers: { ...cors, 'access-control-allow-headers': 'Authorization', 'access-control-allow-methods': 'GET' },
+        })
+      : route.fulfill({ status: 200, headers: cors, contentType: 'application/json', body: '{"greeting":"from the other API"}' }),
+  );
+}
+
+/** The tab has joined the session a later sign-in offered: it waits for that session's lock, which one tab holds. */
+async function adoptedNewSession(page: Page) {
+  await expect
+    .poll(() =>
+      page.evaluate(async () => {
+        const { held = [], pending = [] } = await navigator.locks.query();
+        const sessions = held.filter((lock) => lock.name?.startsWith('auth session '));
+        return sessions.length === 1 && pending.some((lock) => lock.name === sessions[0].name);
+      }),
+    )
+    .toBe(true);
+}
 
 describe('a token per API, and step-up on its challenge', () => {
   const env = useEnv();
@@ -153,26 +205,125 @@ describe('a token per API, and step-up on its challenge', () => {
   });
 });
 
-describe('an API origin without an apis entry', () => {
-  const env = useEnv({ extraConfig: { apis: {} } });
+describe('a step-up bounded by what the API may ask for, reaching every tab of the session', () => {
+  const env = useEnv();
 
-  it('insufficient_scope shows the scope and Grant access; a second refusal is an error, never another redirect', async () => {
+  it('the API asks for a scope outside its scope and stepUpScopes: an error, no consent screen', async () => {
     const session = await env.open();
     const { page, log, context } = session;
     const { app, idp } = env.stack;
-    // The demo greeting asks for api.write, whatever the token.
-    await context.route(idp.apiUrl + '/api/greeting', (route) =>
+    // notes.admin is in neither the API's scope (notes.read) nor its stepUpScopes (notes.write).
+    await context.route(idp.apiUrl + '/api/notes', (route) =>
+      route.request().method() === 'POST'
+        ? route.fulfill({ status: 403, headers: challenge(app.url, 'notes.write notes.admin') })
+        : route.continue(),
+    );
+    await signIn(session, app.url, '#/signin?returnTo=/notes');
+    await page.getByRole('button', { name: 'Welcome' }).waitFor();
+    const authorizes = authorizeRequests(log).length;
+    await page.getByLabel('Title').fill('Never asked for');
+    await page.getByRole('button', { name: 'Add note' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'The note was not saved (scope_not_allowed, HTTP 403)' });
+    await alert.waitFor();
+    expect(await alert.textContent()).not.toContain('notes.admin');
+    expect(await page.getByRole('button', { name: 'Grant access' }).count()).toBe(0);
+    await log.settle();
+    expect(authorizeRequests(log)).toHaveLength(authorizes);
+    expect(page.url().startsWith(app.url)).toBe(true);
+    expect(await page.getByLabel('Title').inputValue()).toBe('Never asked for');
+  });
+
+  it("Grant access in one tab: another tab of the session uses the wider token without asking, and the other API's grant never carries it", async () => {
+    const { app, idp, config } = env.stack;
+    const other = 'http://127.0.0.1:9099';
+    const apis = { ...(config.apis as Record<string, unknown>), [other]: { resource: other } };
+    app.setConfig({ ...config, apis });
+    onTestFinished(() => app.setConfig(config));
+    const session = await env.open();
+    const { page, log, context } = session;
+    await fakeOtherApi(context, other, app.url, idp.accountUrl);
+    await signIn(session, app.url, '#/signin?returnTo=/notes');
+    await page.getByRole('button', { name: 'Welcome' }).waitFor();
+    await joined(page);
+    const second = await context.newPage();
+    await second.goto(app.url + '#/notes');
+    await second.getByRole('button', { name: 'Welcome' }).waitFor();
+
+    // The first tab meets notes.write, grants it, and saves.
+    await page.getByLabel('Title').fill('From the first tab');
+    await page.getByRole('button', { name: 'Add note' }).click();
+    await page.getByRole('alert').filter({ hasText: 'notes.write' }).getByRole('button', { name: 'Grant access' }).click();
+    await consent(page, 'Allow');
+    await page.getByRole('button', { name: 'From the first tab' }).waitFor();
+    const authorizes = authorizeRequests(log).length;
+    expect(authorizes).toBe(2);
+
+    // The second tab took the wider session: its note is saved at once, with no alert and no authorization.
+    await adoptedNewSession(second);
+    await second.getByLabel('Title').fill('From the second tab');
+    await second.getByRole('button', { name: 'Add note' }).click();
+    await second.getByRole('button', { name: 'From the second tab' }).waitFor();
+    expect(await second.getByRole('alert').count()).toBe(0);
+    await log.settle();
+    expect(authorizeRequests(log)).toHaveLength(authorizes);
+    const saved = log.matching(idp.apiUrl + '/api/notes', 'POST').filter((e) => e.status === 201);
+    expect(saved).toHaveLength(2);
+    const grants = tokenRequests(log, 'refresh_token').filter((e) => e.status === 200 && e.body);
+    const grantOf = (token: string) => formOf(grants.find((e) => JSON.parse(e.body!).access_token === token)!);
+    const secondToken = saved[1].headers.authorization!.replace(/^Bearer /, '');
+    expect(grantOf(secondToken).resource).toBe(idp.apiUrl);
+    expect(grantOf(secondToken).scope.split(' ')).toContain('notes.write');
+
+    // A third tab calls the other API: its grant asks for that API alone, without what the step-up added.
+    const third = await context.newPage();
+    await third.route(app.url + 'config.json', (route) =>
+      route.fulfill({ json: { ...config, apis, apiUrl: other + '/api/greeting' } }),
+    );
+    await third.goto(app.url + '#/api');
+    await third.getByTestId('api-result').waitFor();
+    const otherGrants = tokenRequests(log, 'refresh_token')
+      .map(formOf)
+      .filter((form) => form.resource === other);
+    expect(otherGrants).toHaveLength(1);
+    expect(otherGrants[0].scope).toBeUndefined();
+    const calls = log.matching(other + '/api/greeting', 'GET');
+    expect(calls.at(-1)?.headers.authorization).toBe('Bearer other-api-token');
+    expect(authorizeRequests(log)).toHaveLength(authorizes);
+  });
+});
+
+describe('an API origin without an apis entry', () => {
+  const env = useEnv({ extraConfig: { apis: {} } });
+
+  /** The demo greeting asks for api.write, whatever the token. */
+  const asksForApiWrite = (context: BrowserContext, apiUrl: string, appUrl: string) =>
+    context.route(apiUrl + '/api/greeting', (route) =>
       route.request().method() === 'OPTIONS'
         ? route.continue()
-        : route.fulfill({
-            status: 403,
-            headers: {
-              'www-authenticate': 'Bearer error="insufficient_scope", scope="api.write"',
-              'access-control-allow-origin': new URL(app.url).origin,
-              'access-control-expose-headers': 'WWW-Authenticate',
-            },
-          }),
+        : route.fulfill({ status: 403, headers: challenge(appUrl, 'api.write') }),
     );
+
+  it('insufficient_scope for a scope the instance does not let it ask (no stepUpScopes): an error, no consent screen', async () => {
+    const session = await env.open();
+    const { page, log, context } = session;
+    const { app, idp } = env.stack;
+    await asksForApiWrite(context, idp.apiUrl, app.url);
+    await signIn(session, app.url, '#/signin?returnTo=/api');
+    const alert = page.getByRole('alert').filter({ hasText: 'a permission this app may not request' });
+    await alert.waitFor();
+    expect(await alert.textContent()).not.toContain('api.write');
+    expect(await page.getByRole('button', { name: 'Grant access' }).count()).toBe(0);
+    await log.settle();
+    expect(authorizeRequests(log)).toHaveLength(1);
+  });
+
+  it('with stepUpScopes: the scope and Grant access; a second refusal is an error, never another redirect', async () => {
+    const { app, idp, config } = env.stack;
+    app.setConfig({ ...config, stepUpScopes: 'api.write' });
+    onTestFinished(() => app.setConfig(config));
+    const session = await env.open();
+    const { page, log, context } = session;
+    await asksForApiWrite(context, idp.apiUrl, app.url);
     await signIn(session, app.url, '#/signin?returnTo=/api');
     const alert = page.getByRole('alert');
     await alert.filter({ hasText: 'api.write' }).waitFor();

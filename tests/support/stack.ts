@@ -67,8 +67,9 @@ export function appConfig(idp: Idp, extraConfig: StackOptions['extraConfig']): R
     clientId: idp.clientId,
     apiOrigins: [idp.apiUrl],
     apiUrl: idp.apiUrl + '/api/greeting',
-    // The demo API is a resource server (RFC 8707): its notes need a token for it, with notes.read.
-    apis: { [idp.apiUrl]: { resource: idp.apiUrl, scope: 'notes.read' } },
+    // The demo API is a resource server (RFC 8707): its notes need a token for it, with notes.read; writing
+    // one needs notes.write, which it may ask a step-up for (idp/api.js).
+    apis: { [idp.apiUrl]: { resource: idp.apiUrl, scope: 'notes.read', stepUpScopes: 'notes.write' } },
     ...(typeof extraConfig === 'function' ? extraConfig(idp) : extraConfig),
   };
 }

@@ -9,16 +9,18 @@ import {
   OTHER_API_URL,
   USERINFO_URL,
   challenge,
+  challengeHeader,
   deferred,
   json,
   testConfig,
 } from '../../testing/fake-idp';
 import type { AppConfig } from '../../config';
-import { apiParams, apisByOrigin, isApiRequest } from './apis';
+import { apiParams, apisByOrigin, isApiRequest, type ApiOptions } from './apis';
+import { AuthError, stepUpFor } from './errors';
 
-const NOTES = { resource: 'https://notes.example/', scope: 'notes.read' };
+const NOTES = { resource: 'https://notes.example/', scope: 'notes.read', stepUpScopes: 'notes.write' };
 const OTHER = { resource: 'https://other.example/', scope: 'other.read' };
-const withApis = (apis: Record<string, { resource: string; scope?: string }>, overrides: Record<string, unknown> = {}) =>
+const withApis = (apis: Record<string, ApiOptions>, overrides: Record<string, unknown> = {}) =>
   ({ ...testConfig(overrides), apis }) as AppConfig;
 
 const h = useAuthHarness();
@@ -174,15 +176,41 @@ describe('requests to an API of apis', () => {
     expect(tab.state.status).toBe('expired');
   });
 
-  it('insufficient_scope from the API is the typed error with its scope, as for any origin', async () => {
+  it("insufficient_scope within the API's scope and stepUpScopes: the typed error with its scope and the API's resource", async () => {
     h.idp.refreshTokens = true;
     const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
-    h.idp.api = () =>
-      new Response(null, {
-        status: 403,
-        headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="notes.write"' },
-      });
-    await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'insufficient_scope', scope: 'notes.write' });
+    h.idp.api = () => challengeHeader(403, 'Bearer error="insufficient_scope", scope="notes.read notes.write"');
+    const error = (await tab.auth.fetch(API_URL).catch((err: unknown) => err)) as AuthError;
+    expect(error).toMatchObject({ code: 'insufficient_scope', scope: 'notes.read notes.write', resource: NOTES.resource });
+    expect(stepUpFor(error)).toEqual({ scope: 'notes.read notes.write', resource: NOTES.resource });
+  });
+
+  it.each([
+    ['a scope outside its lists', 'admin'],
+    ['one token too many', 'notes.write admin'],
+    ["another API's scope", 'other.read'],
+    ['the sign-in scope', 'openid'],
+  ])('insufficient_scope naming %s: scope_not_allowed, with no scope to ask for and no token request', async (_name, scope) => {
+    h.idp.refreshTokens = true;
+    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER }) });
+    await tab.auth.fetch(API_URL);
+    h.idp.api = () => challengeHeader(403, `Bearer error="insufficient_scope", scope="${scope}"`);
+    const tokens = h.idp.tokenRequests().length;
+    const navigations = h.assign.mock.calls.length;
+    const error = (await tab.auth.fetch(API_URL).catch((err: unknown) => err)) as AuthError;
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.toJSON()).toEqual({ code: 'scope_not_allowed', oauthError: 'insufficient_scope', status: 403 });
+    expect(stepUpFor(error)).toBeUndefined();
+    expect(h.idp.tokenRequests()).toHaveLength(tokens);
+    expect(h.assign.mock.calls).toHaveLength(navigations);
+    expect(tab.state.status).toBe('signed-in');
+  });
+
+  it('interaction_required names the API: Grant access records what it asks for that API', async () => {
+    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
+    const error = (await tab.auth.fetch(API_URL).catch((err: unknown) => err)) as AuthError;
+    expect(error).toMatchObject({ code: 'interaction_required', scope: 'notes.read', resource: NOTES.resource });
+    expect(stepUpFor(error)).toEqual({ scope: 'notes.read', resource: NOTES.resource });
   });
 
   it('sign-out during a grant: its late answer is dropped (aborted) and nothing is sent', async () => {
@@ -198,15 +226,60 @@ describe('requests to an API of apis', () => {
     expect(h.idp.to(API_URL)).toHaveLength(0);
   });
 
-  it('after a step-up, the API token is asked with the added scope', async () => {
+  /** Signs in with `config`, steps up with `ask` and comes back: the tab after the callback. */
+  async function steppedUp(config: AppConfig, ask: { scope: string; resource?: string }) {
     h.idp.refreshTokens = true;
-    const config = withApis({ [API_ORIGIN]: NOTES });
     const tab = await h.signIn({ config });
-    await tab.auth.signIn({ scope: 'notes.write' });
-    const back = await h.completeCallback(h.idp.approve(h.lastNavigation()), config);
-    expect(new URL(h.lastNavigation()).searchParams.getAll('resource')).toEqual([NOTES.resource]);
+    await tab.auth.signIn(ask);
+    await h.close(tab);
+    return h.completeCallback(h.idp.approve(h.lastNavigation()), config);
+  }
+  const lastGrantFor = (resource: string) =>
+    h.idp
+      .tokenRequests('refresh_token')
+      .filter((r) => r.form.get('resource') === resource)
+      .at(-1)?.form;
+
+  it("after a step-up for an API, that API's token is asked with the added scope, and no other API's", async () => {
+    const config = withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER });
+    const back = await steppedUp(config, { scope: 'notes.write', resource: NOTES.resource });
+    const asked = new URL(h.lastNavigation()).searchParams;
+    expect(asked.getAll('resource')).toEqual([NOTES.resource, OTHER.resource]);
+    expect(asked.get('scope')!.split(' ')).toContain('notes.write');
     await back.auth.fetch(API_URL);
-    expect(h.idp.tokenRequests('refresh_token').at(-1)?.form.get('scope')).toBe('notes.read notes.write');
+    await back.auth.fetch(OTHER_API_URL);
+    expect(lastGrantFor(NOTES.resource)?.get('scope')).toBe('notes.read notes.write');
+    expect(lastGrantFor(OTHER.resource)?.get('scope')).toBe('other.read');
+  });
+
+  it("a step-up without an API widens the sign-in token's scope only: no API's token asks for it", async () => {
+    const config = withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER });
+    const back = await steppedUp(config, { scope: 'service.admin' });
+    expect(new URL(h.lastNavigation()).searchParams.get('scope')!.split(' ')).toContain('service.admin');
+    await back.auth.fetch(API_URL);
+    await back.auth.fetch(OTHER_API_URL);
+    expect(lastGrantFor(NOTES.resource)?.get('scope')).toBe('notes.read');
+    expect(lastGrantFor(OTHER.resource)?.get('scope')).toBe('other.read');
+  });
+
+  it('a second step-up, for another API, keeps what the first added for the first (the record crosses the redirect)', async () => {
+    const config = withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER });
+    const first = await steppedUp(config, { scope: 'notes.write', resource: NOTES.resource });
+    await first.auth.signIn({ scope: 'other.write', resource: OTHER.resource });
+    await h.close(first);
+    const back = await h.completeCallback(h.idp.approve(h.lastNavigation()), config);
+    await back.auth.fetch(API_URL);
+    await back.auth.fetch(OTHER_API_URL);
+    expect(lastGrantFor(NOTES.resource)?.get('scope')).toBe('notes.read notes.write');
+    expect(lastGrantFor(OTHER.resource)?.get('scope')).toBe('other.read other.write');
+  });
+
+  it('signIn with a resource that is no API of the instance is a TypeError, without a redirect', async () => {
+    h.idp.refreshTokens = true;
+    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
+    const navigations = h.assign.mock.calls.length;
+    await expect(tab.auth.signIn({ scope: 'notes.write', resource: 'https://evil.example/' })).rejects.toBeInstanceOf(TypeError);
+    expect(h.assign.mock.calls).toHaveLength(navigations);
   });
 });
 
@@ -215,29 +288,30 @@ describe('helpers', () => {
     expect([...apisByOrigin({ 'https://API.example.com:443/x': NOTES }).keys()]).toEqual(['https://api.example.com']);
   });
 
-  it("apiParams: the API's resource, with its own scope plus what step-ups added, each once", () => {
-    expect(apiParams(NOTES, 'openid notes.read notes.write admin', 'openid notes.read')).toEqual({
-      resource: NOTES.resource,
-      scope: 'notes.read notes.write admin',
-    });
-    expect(apiParams({ resource: 'r' }, 'openid', 'openid')).toEqual({ resource: 'r' });
+  it("apiParams: the API's resource, with its own scope plus what step-ups added for it, each once; never another API's", () => {
+    const added = { [NOTES.resource]: 'notes.read notes.write', [OTHER.resource]: 'other.write' };
+    expect(apiParams(NOTES, added)).toEqual({ resource: NOTES.resource, scope: 'notes.read notes.write' });
+    expect(apiParams(NOTES)).toEqual({ resource: NOTES.resource, scope: 'notes.read' });
+    expect(apiParams({ resource: 'r' })).toEqual({ resource: 'r' });
+    expect(apiParams({ resource: 'r' }, added)).toEqual({ resource: 'r' });
   });
 
   it('isApiRequest: only the request this instance itself makes for one of its APIs', () => {
     const apis = [NOTES, { resource: 'https://other.example' }];
-    expect(isApiRequest(apis, { resource: NOTES.resource, scope: NOTES.scope! }, 'openid', 'openid')).toBe(true);
-    expect(isApiRequest(apis, { resource: 'https://other.example' }, 'openid', 'openid')).toBe(true);
+    expect(isApiRequest(apis, { resource: NOTES.resource, scope: NOTES.scope })).toBe(true);
+    expect(isApiRequest(apis, { resource: 'https://other.example' })).toBe(true);
     for (const params of [
-      { resource: 'https://evil.example', scope: NOTES.scope! },
+      { resource: 'https://evil.example', scope: NOTES.scope },
       { resource: NOTES.resource, scope: `${NOTES.scope} admin` },
+      { resource: NOTES.resource, scope: `${NOTES.scope} notes.write` },
       { resource: NOTES.resource },
       { resource: 'https://other.example', scope: 'admin' },
     ]) {
-      expect(isApiRequest(apis, params, 'openid', 'openid')).toBe(false);
+      expect(isApiRequest(apis, params)).toBe(false);
     }
-    // What a step-up added to the session is part of every API's request.
-    expect(
-      isApiRequest(apis, { resource: NOTES.resource, scope: `${NOTES.scope} notes.write` }, 'openid notes.write', 'openid'),
-    ).toBe(true);
+    // What a step-up added for an API is part of that API's request, and of no other's.
+    const added = { [NOTES.resource]: 'notes.write' };
+    expect(isApiRequest(apis, { resource: NOTES.resource, scope: `${NOTES.scope} notes.write` }, added)).toBe(true);
+    expect(isApiRequest(apis, { resource: 'https://other.example', scope: 'notes.write' }, added)).toBe(false);
   });
 });

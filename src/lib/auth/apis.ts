@@ -8,6 +8,11 @@ import { unionScope } from './scope';
 export interface ApiOptions {
   resource: string;
   scope?: string;
+  /**
+   * Further scope tokens, space-separated, this API may ask a step-up for (RFC 6750 §3.1
+   * `insufficient_scope`): a challenge naming any token outside `scope` and these is `scope_not_allowed`.
+   */
+  stepUpScopes?: string;
 }
 
 /** `apis` keyed by bare origin, however each key was written (as with apiOrigins). */
@@ -16,18 +21,17 @@ export const apisByOrigin = (apis: Record<string, ApiOptions> = {}): Map<string,
 
 /**
  * The token request for `api` (RFC 8707 §2.2): its resource, and its own scope plus what step-ups added
- * to the session since sign-in (the provider keeps each API's share). `scope` is left out rather than empty.
+ * for it (`added`, by resource), never what they added for another API. `scope` is left out rather than empty.
  */
-export function apiParams(api: ApiOptions, sessionScope: string, signInScope: string): ResourceParams {
-  const initial = signInScope.split(' ');
-  const scope = unionScope(api.scope, ...sessionScope.split(' ').filter((token) => !initial.includes(token)));
+export function apiParams(api: ApiOptions, added: Record<string, string> = {}): ResourceParams {
+  const scope = unionScope(api.scope, added[api.resource]);
   return scope ? { resource: api.resource, scope } : { resource: api.resource };
 }
 
 /** Whether `params` is what this instance itself would ask for one of its APIs: nothing else is granted for another tab. */
-export const isApiRequest = (apis: Iterable<ApiOptions>, params: ResourceParams, sessionScope: string, signInScope: string) =>
+export const isApiRequest = (apis: Iterable<ApiOptions>, params: ResourceParams, added?: Record<string, string>) =>
   [...apis].some((api) => {
-    const own = apiParams(api, sessionScope, signInScope);
+    const own = apiParams(api, added);
     return (
       own.resource === params.resource &&
       ('scope' in own ? own.scope : undefined) === ('scope' in params ? params.scope : undefined)

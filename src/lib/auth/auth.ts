@@ -44,6 +44,12 @@ export interface AuthOptions {
    * and `scope`, and requests to that origin carry a token for its resource, never the sign-in token.
    */
   apis?: Record<string, ApiOptions>;
+  /**
+   * Scope tokens, space-separated, that an origin without an `apis` entry (`apiOrigins`, userinfo) may
+   * ask a step-up for besides `scope`: they widen the sign-in token, which every such origin receives.
+   * Default none: such an origin's `insufficient_scope` for anything else is `scope_not_allowed`.
+   */
+  stepUpScopes?: string;
   /** Per-request timeout over the whole exchange, default 15000 ms. */
   timeoutMs?: number;
   /** Refuse an API answer larger than this many bytes from `auth.fetch`; default none (the body streams). */
@@ -132,6 +138,7 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     timeoutMs: server.timeoutMs,
     scope: server.scope,
     apis: options.apis,
+    stepUpScopes: options.stepUpScopes,
     allowed: [options.server.userinfo_endpoint, ...(options.apiOrigins ?? []), ...Object.keys(options.apis ?? {})],
     base: () => port?.url() ?? options.redirectUri,
     now: () => browser().now(),
@@ -147,7 +154,7 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     vault: core.vault,
     signedIn: core.signedIn,
     tabs: core.tabs,
-    stepUp: async () => (await core.later()).completeStepUp,
+    stepUp: core.later,
     dpop: !!options.dpop,
   });
 

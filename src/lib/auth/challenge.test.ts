@@ -7,7 +7,12 @@ import { MAX_CHALLENGE_CHARS, pickChallenge } from './challenge';
 import { MAX_AGE_LIMIT_S } from './scope';
 import { AuthError } from './errors';
 
-const h = useAuthHarness();
+/** Every scope the challenges below name: the API origin may ask for each (else scope_not_allowed, apis.test.ts). */
+const ASKED = [
+  'notes.read notes.write api.write x a b s https://api.example.com/notes.write',
+  `${'a'.repeat(255)} ${'b'.repeat(256)}`,
+].join(' ');
+const h = useAuthHarness({ stepUpScopes: ASKED });
 
 /** What auth.fetch settles to for an API answer with this status and header: the AuthError, or the response's status. */
 async function outcome(status: number, header: string) {

@@ -40,6 +40,32 @@ describe('parseMessage', () => {
     ],
     ['huge claims', ours({ type: 'offer', session: { ...session(), user: { sub: 'alice-sub', big: 'x'.repeat(70_000) } } })],
     ['keys where DPoP is off', ours({ type: 'offer', session: { ...session(), keys: {} } })],
+    ['per-API scope that is a list', ours({ type: 'offer', session: { ...session(), added: ['notes.write'] } })],
+    ['per-API scope that is text', ours({ type: 'offer', session: { ...session(), added: 'notes.write' } })],
+    ['per-API scope that is null', ours({ type: 'offer', session: { ...session(), added: null } })],
+    [
+      'per-API scope with a line break',
+      ours({ type: 'offer', session: { ...session(), added: { 'https://api.example': 'a\nb' } } }),
+    ],
+    ['per-API scope that is not text', ours({ type: 'offer', session: { ...session(), added: { 'https://api.example': 42 } } })],
+    [
+      'a huge per-API scope',
+      ours({ type: 'offer', session: { ...session(), added: { 'https://api.example': 'x'.repeat(2100) } } }),
+    ],
+    [
+      'a huge resource',
+      ours({ type: 'offer', session: { ...session(), added: { ['https://api.example/' + 'x'.repeat(2100)]: 'a' } } }),
+    ],
+    [
+      'per-API scope for too many APIs',
+      ours({
+        type: 'offer',
+        session: {
+          ...session(),
+          added: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`https://api${i}.example`, 'a'])),
+        },
+      }),
+    ],
     ['a renewal without an expiry', ours({ type: 'renewed', id, sub: 'alice-sub', tokens: { accessToken: 'at' } })],
     ['a renewal without a person', ours({ type: 'renewed', id, tokens })],
     [
@@ -75,6 +101,13 @@ describe('parseMessage', () => {
 
   it.each([
     ['a well-formed offer', ours({ type: 'offer', session: session() })],
+    [
+      'an offer with what step-ups added per API',
+      ours({
+        type: 'offer',
+        session: { ...session(), added: { 'https://api.example': 'notes.write', 'https://b.example': 'b' } },
+      }),
+    ],
     ['an answer to an ask', ours({ type: 'offer', to: id, session: session() })],
     ['an ask', ours({ type: 'ask', from: id })],
     ['a renewal request', ours({ type: 'renew', id, expiresAt: NOW })],

@@ -38,6 +38,8 @@ const ID = /^[\w-]{16,128}$/;
 /** Far above any real token (JWTs of a few kB): anything larger is hostile. */
 const MAX_TOKEN_CHARS = 16 * 1024;
 const MAX_USER_CHARS = 64 * 1024;
+/** Far more APIs than any app has. */
+const MAX_APIS = 64;
 /** No token lives longer (protocol.ts caps `expires_in` at a day): a later expiry is a lie. */
 const MAX_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
@@ -83,13 +85,24 @@ function validUser<C extends Claims>(value: unknown, subject: string | undefined
   }
 }
 
-/** A session from the channel, checked like any input: a session id, tokens, scope, claims, and keys only with DPoP. */
+/** What step-ups added per API (vault.ts `Held.added`): at most MAX_APIS resources, each with a scope list. */
+function validAdded(value: unknown): boolean {
+  if (!isObject(value) || Array.isArray(value)) return false;
+  const entries = Object.entries(value);
+  return entries.length <= MAX_APIS && entries.every(([resource, scope]) => resource.length <= 2048 && isText(scope, 2048));
+}
+
+/**
+ * A session from the channel, checked like any input: a session id, tokens, scope, what step-ups added
+ * per API, claims, and keys only with DPoP.
+ */
 export function validSession<C extends Claims>(value: unknown, { dpop, now }: Omit<Expected, 'app'>): value is Shared<C> {
   return (
     isObject(value) &&
     isId(value.id) &&
     validTokens(value.tokens, now) &&
     isText(value.scope, 2048) &&
+    (value.added === undefined || validAdded(value.added)) &&
     validUser(value.user, value.tokens.subject) &&
     (dpop ? validKeys(value.keys) : value.keys === undefined)
   );

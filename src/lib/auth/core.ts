@@ -21,6 +21,8 @@ export interface CoreParts<C extends Claims> {
   scope: string;
   /** APIs with tokens of their own, keyed by origin in any URL form. */
   apis?: Record<string, ApiOptions>;
+  /** Scope tokens an origin outside `apis` may ask a step-up for (auth.fetch). */
+  stepUpScopes?: string;
   /** Origins that may receive a token, in any URL form. */
   allowed: Iterable<string>;
   /** The page's URL, which relative URLs resolve against. */

@@ -70,6 +70,23 @@ describe('stepUpFor', () => {
     expect(stepUpFor(new AuthError('interaction_required', { scope: 'notes.read' }))).toEqual({ scope: 'notes.read' });
   });
 
+  it("names the API the scope is for, so the sign-in records it for that API's grants alone", () => {
+    const resource = 'https://notes.example/';
+    expect(stepUpFor(new AuthError('insufficient_scope', { scope: 'notes.write', resource }))).toEqual({
+      scope: 'notes.write',
+      resource,
+    });
+    expect(stepUpFor(new AuthError('interaction_required', { scope: 'notes.read', resource }))).toEqual({
+      scope: 'notes.read',
+      resource,
+    });
+  });
+
+  it('offers no sign-in for a scope the configuration does not let the resource ask (scope_not_allowed)', () => {
+    expect(stepUpFor(new AuthError('scope_not_allowed', { oauthError: 'insufficient_scope', status: 403 }))).toBeUndefined();
+    expect(stepUpFor({ code: 'scope_not_allowed', scope: 'admin' })).toBeUndefined();
+  });
+
   it('asks for a plain interactive sign-in when a grant needs the person without naming a scope', () => {
     expect(stepUpFor(new AuthError('interaction_required'))).toEqual({});
   });

@@ -26,6 +26,11 @@ export type AuthErrorCode =
   | 'session_expired'
   /** The token lacks a scope the resource needs (RFC 6750 §3.1): `scope` says which; never retried. */
   | 'insufficient_scope'
+  /**
+   * The resource asked for scope beyond what the configuration lets it ask (an `apis` entry's `scope` and
+   * `stepUpScopes`, else the instance's `scope` and `stepUpScopes`): no sign-in is offered for it; never retried.
+   */
+  | 'scope_not_allowed'
   /** The resource wants a stronger or fresher sign-in (RFC 9470 §3): `acr_values` and `max_age` say how. */
   | 'insufficient_user_authentication'
   /** A step-up sign-in came back with less than it asked (OIDC Core §3.1.2.1): the field that fell short is set. */
@@ -53,6 +58,8 @@ export interface AuthErrorDetails {
   text?: string;
   /** Scope tokens a resource asked for (RFC 6750 §3), validated (RFC 6749 §3.3): pass to `signIn({ scope })`. */
   scope?: string;
+  /** The resource (RFC 8707) of the `apis` entry `scope` is for: pass to `signIn({ scope, resource })`. */
+  resource?: string;
   /** Authentication context classes a resource asked for (RFC 9470 §3), validated like `scope`. */
   acr_values?: string;
   /** The most seconds since the person last signed in that a resource accepts (RFC 9470 §3). */
@@ -67,6 +74,7 @@ export class AuthError extends Error implements AuthErrorDetails {
   declare readonly status?: number;
   declare readonly text?: string;
   declare readonly scope?: string;
+  declare readonly resource?: string;
   declare readonly acr_values?: string;
   declare readonly max_age?: number;
 
@@ -162,15 +170,17 @@ export function toAuthErrorOrShow(err: unknown, show: (error: AuthError) => void
 
 /**
  * The sign-in an error asks for, to hand to `signIn()` with the app's `returnTo`: the scope a resource named
- * (`insufficient_scope`, RFC 6750 §3.1; `interaction_required`), or a stronger or fresher sign-in
- * (`insufficient_user_authentication`, RFC 9470 §4). Undefined for an error no sign-in can mend.
+ * (`insufficient_scope`, RFC 6750 §3.1; `interaction_required`) with the API's `resource` it is for, or a
+ * stronger or fresher sign-in (`insufficient_user_authentication`, RFC 9470 §4). Undefined for an error no
+ * sign-in can mend (`scope_not_allowed` among them).
  */
 export function stepUpFor(
-  error: Pick<AuthErrorDetails, 'scope' | 'acr_values' | 'max_age'> & { code: AuthErrorCode },
+  error: Pick<AuthErrorDetails, 'scope' | 'resource' | 'acr_values' | 'max_age'> & { code: AuthErrorCode },
 ): StepUpOptions | undefined {
-  const { code, scope, acr_values, max_age } = error;
-  if (code === 'insufficient_scope') return scope ? { scope } : undefined;
-  if (code === 'interaction_required') return scope ? { scope } : {};
+  const { code, scope, resource, acr_values, max_age } = error;
+  const asked = scope && { scope, resource };
+  if (code === 'insufficient_scope') return asked || undefined;
+  if (code === 'interaction_required') return asked || {};
   if (code !== 'insufficient_user_authentication') return undefined;
   // Without a hint from the resource, a fresh sign-in is the stronger one it can mean.
   const seconds = max_age ?? (acr_values ? undefined : 0);

@@ -1,7 +1,16 @@
 // auth.fetch: a drop-in fetch; where the token may go, how it goes, and what a 401/403 leads to.
 import { describe, expect, it, vi } from 'vitest';
 import { useAuthHarness } from '../../testing/auth-harness';
-import { API_ORIGIN, API_URL, USERINFO_URL, challenge, deferred, json, testConfig } from '../../testing/fake-idp';
+import {
+  API_ORIGIN,
+  API_URL,
+  USERINFO_URL,
+  challenge,
+  challengeHeader,
+  deferred,
+  json,
+  testConfig,
+} from '../../testing/fake-idp';
 import type { AppConfig } from '../../config';
 import { AuthError } from './errors';
 
@@ -198,6 +207,38 @@ describe('401 and 403', () => {
     expect(h.idp.to(API_URL)).toHaveLength(1);
     expect(h.idp.tokenRequests('refresh_token')).toHaveLength(0);
     expect(tab.state.status).toBe('signed-in');
+  });
+
+  describe('an origin without an apis entry (the sign-in token)', () => {
+    const asking = (scope: string) => () => challengeHeader(403, `Bearer error="insufficient_scope", scope="${scope}"`);
+
+    it('may ask for the scope every sign-in asks for, and stepUpScopes: insufficient_scope with no API named', async () => {
+      const config = testConfig({ stepUpScopes: 'api.write' });
+      const tab = await h.signIn({ config });
+      h.idp.api = asking(`${config.scope.split(' ')[0]} api.write`);
+      const failure = (await tab.auth.fetch(API_URL).catch((err: unknown) => err)) as AuthError;
+      expect(failure.toJSON()).toEqual({
+        code: 'insufficient_scope',
+        oauthError: 'insufficient_scope',
+        status: 403,
+        scope: `${config.scope.split(' ')[0]} api.write`,
+      });
+    });
+
+    it.each([
+      ['without stepUpScopes', {}],
+      ['beyond stepUpScopes', { stepUpScopes: 'api.read' }],
+    ])('%s, any other scope is scope_not_allowed: nothing to ask, never retried', async (_name, overrides) => {
+      h.idp.refreshTokens = true;
+      const tab = await h.signIn({ config: testConfig(overrides) });
+      h.idp.api = asking('api.write');
+      const failure = (await tab.auth.fetch(API_URL).catch((err: unknown) => err)) as AuthError;
+      expect(failure).toBeInstanceOf(AuthError);
+      expect(failure.toJSON()).toEqual({ code: 'scope_not_allowed', oauthError: 'insufficient_scope', status: 403 });
+      expect(h.idp.to(API_URL)).toHaveLength(1);
+      expect(h.idp.tokenRequests('refresh_token')).toHaveLength(0);
+      expect(tab.state.status).toBe('signed-in');
+    });
   });
 
   it('a 401 with another error is not a reason to renew', async () => {

@@ -1,10 +1,12 @@
 // auth.fetch: fetch with the access token, for allow-listed origins only (RFC 6750 §2.1, RFC 9449 §7),
 // the API's own token for an origin of `apis` (RFC 8707), and a resource's challenges as typed errors.
 import * as oauth from 'oauth4webapi';
+import { apisByOrigin, type ApiOptions } from './apis';
 import { withoutOversizedChallenge } from './challenge';
 import { AuthError, toAuthError } from './errors';
 import { boundedFetch, insecure, type Network, type RequestLimits } from './http';
 import { withNonce } from './protocol';
+import { unionScope } from './scope';
 import type { Vault } from './vault';
 
 export interface AuthFetchParts {
@@ -13,6 +15,12 @@ export interface AuthFetchParts {
   vault: Vault;
   /** Origins that may receive the token, as bare origins (`https://api.example.com/` is `https://api.example.com`). */
   allowed: Set<string>;
+  /** APIs with tokens of their own, keyed by origin in any URL form: each may ask a step-up for its scope and `stepUpScopes`. */
+  apis?: Record<string, ApiOptions>;
+  /** What every sign-in asks for: with `stepUpScopes`, what an origin outside `apis` may ask a step-up for. */
+  scope: string;
+  /** Scope tokens an origin outside `apis` (which gets the sign-in token) may ask a step-up for. */
+  stepUpScopes?: string;
   /** The page's URL, which relative URLs resolve against. */
   base: () => string;
   timeoutMs: number;
@@ -50,6 +58,18 @@ export function resourceRequestOptions(network: Network, url: URL, limits: Reque
 }
 
 /**
+ * An `insufficient_scope` challenge as far as its origin may ask: every scope token it names within what
+ * that origin's configuration allows (`allowed`), for the API's `resource` when it has one (so a step-up
+ * widens that API's grants alone); anything more is `scope_not_allowed`, with no scope to ask a sign-in for.
+ */
+function boundStepUp(error: AuthError, allowed: string[], resource?: string): AuthError {
+  const { code, scope, ...details } = error.toJSON();
+  return scope!.split(' ').every((token) => allowed.includes(token))
+    ? new AuthError(code, { ...details, scope, ...(resource && { resource }) }, error.cause)
+    : new AuthError('scope_not_allowed', details, error.cause);
+}
+
+/**
  * The caller's request with our defaults where the caller set nothing: no cookies, no referrer, no
  * cache (a response to a token is private). Every member the caller did set is kept.
  */
@@ -66,9 +86,13 @@ function withDefaults(input: RequestInfo | URL, url: URL, init: RequestInit = {}
 /**
  * A drop-in `fetch` that adds the token only for allowed origins (an API's own for an origin of `apis`),
  * never follows a redirect, has a timeout, and after a 401 `invalid_token` gets a new token once (shared
- * with other requests) and replays once. Other challenges are thrown as typed AuthErrors (challenge.ts).
+ * with other requests) and replays once. Other challenges are thrown as typed AuthErrors (challenge.ts),
+ * an `insufficient_scope` for more than its origin may ask as `scope_not_allowed`.
  */
-export function createAuthFetch({ network, vault, allowed, base, timeoutMs, maxBytes }: AuthFetchParts): typeof fetch {
+export function createAuthFetch(parts: AuthFetchParts): typeof fetch {
+  const { network, vault, allowed, base, timeoutMs, maxBytes } = parts;
+  const apis = apisByOrigin(parts.apis);
+  const signInAllowed = unionScope(parts.scope, parts.stepUpScopes).split(' ');
   return async (input, init) => {
     const url = allowedUrl(input, base(), allowed);
     const request = withDefaults(input, url, init);
@@ -94,6 +118,10 @@ export function createAuthFetch({ network, vault, allowed, base, timeoutMs, maxB
         if (!(err instanceof oauth.WWWAuthenticateChallengeError)) throw toAuthError(err);
         if (err.status !== 401 && err.status !== 403) return err.response;
         const challenge = toAuthError(err, dpop ? 'dpop' : 'bearer');
+        // A scope is asked for only within what this origin may ask: the bound is configuration, not the server's word.
+        const api = apis.get(url.origin);
+        if (challenge.code === 'insufficient_scope' && challenge.scope)
+          throw boundStepUp(challenge, api ? unionScope(api.scope, api.stepUpScopes).split(' ') : signInAllowed, api?.resource);
         // Anything but a refused token (RFC 6750 §3.1 invalid_token) is the caller's to handle: scope, step-up.
         if (challenge.code !== 'session_expired') throw challenge;
         if (apiToken !== undefined) {

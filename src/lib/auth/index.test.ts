@@ -34,11 +34,16 @@ describe('the public API', () => {
     expectTypeOf<api.SignInOptions>().toHaveProperty('acr_values');
     expectTypeOf<api.SignInOptions['max_age']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<api.AuthOptions['apis']>().toEqualTypeOf<Record<string, api.ApiOptions> | undefined>();
-    expectTypeOf<api.ApiOptions>().toEqualTypeOf<{ resource: string; scope?: string }>();
+    expectTypeOf<api.ApiOptions>().toEqualTypeOf<{ resource: string; scope?: string; stepUpScopes?: string }>();
+    expectTypeOf<api.AuthOptions['stepUpScopes']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<api.SignInOptions['resource']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<api.AuthErrorDetails['scope']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<api.AuthErrorDetails['resource']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<api.AuthErrorDetails['acr_values']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<api.AuthErrorDetails['max_age']>().toEqualTypeOf<number | undefined>();
-    expectTypeOf<'insufficient_user_authentication' | 'step_up_failed' | 'interaction_required'>().toExtend<api.AuthErrorCode>();
+    expectTypeOf<
+      'insufficient_user_authentication' | 'step_up_failed' | 'interaction_required' | 'scope_not_allowed'
+    >().toExtend<api.AuthErrorCode>();
     expectTypeOf<api.StartOptions>().toHaveProperty('returnTo');
     expectTypeOf<api.StartResult>().toHaveProperty('returnTo');
     expectTypeOf<api.AuthErrorCode>().toExtend<string>();

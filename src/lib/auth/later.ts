@@ -12,7 +12,7 @@ import type { Held, Vault } from './vault';
 
 export { createAuthFetch } from './fetch';
 export { endSession, revokeAll } from './signout';
-export { completeStepUp } from './stepup';
+export { completeStepUp, stepUpRequest } from './stepup';
 
 /** What an instance hands over for its tabs: its browser, names, server and session. */
 export interface Instance<C extends Claims> {
@@ -42,7 +42,7 @@ export function connectTabs<C extends Claims>(instance: Instance<C>): Relay {
     state,
     signedIn: instance.signedIn,
     endpoint: (current, params, signal) => refreshTokens(server, vault.dpop(), current, port.now(), signal, params),
-    grantable: (params) => isApiRequest(instance.apis, params, vault.scope(), server.scope),
+    grantable: (params) => isApiRequest(instance.apis, params, vault.held()?.added),
     signedOut: () => instance.signOut(false, false),
     dpop: instance.dpop,
     timeoutMs: server.timeoutMs,

@@ -394,7 +394,7 @@ describe('wired to a real session', () => {
   });
 
   it('insufficient_scope: an error a view can read, with the scope to ask for; no retry, the session stays', async () => {
-    const tab = await h.signIn();
+    const tab = await h.signIn({ config: { ...h.config, stepUpScopes: 'notes.write' } });
     h.idp.api = () => challengeHeader(403, 'Bearer error="insufficient_scope", scope="notes.write"');
     const resource = tab.auth.resource(API_URL);
     const stopWatching = resource.subscribe(() => {});

@@ -1,7 +1,7 @@
-// Scope and step-up values: what a resource server or storage hands in is taken only when valid, and
-// what signIn() asks beyond a plain sign-in becomes the authorization request's step-up.
+// Scope and step-up values: what a resource server or storage hands in is taken only when valid
+// (stepUpRequest, which builds a step-up from them, is tested in stepup.test.ts).
 import { describe, expect, it } from 'vitest';
-import { MAX_AGE_LIMIT_S, maxAge, stepUpRequest, tokenList, unionScope } from './scope';
+import { MAX_AGE_LIMIT_S, maxAge, tokenList, unionScope } from './scope';
 
 describe('the validators', () => {
   it('tokenList takes NQCHAR tokens (RFC 6749 §3.3) separated by one space', () => {
@@ -24,43 +24,5 @@ describe('the validators', () => {
 
   it('unionScope keeps each token once, in order', () => {
     expect(unionScope('openid profile', undefined, 'profile notes.write', '')).toBe('openid profile notes.write');
-  });
-});
-
-describe('stepUpRequest', () => {
-  const SESSION = 'openid profile notes.read';
-
-  it('is nothing when nothing is asked: a plain sign-in', () => {
-    expect(stepUpRequest(SESSION, {})).toBeUndefined();
-  });
-
-  it("asks for the session's scope plus the added tokens, once each, and remembers what was added", () => {
-    expect(stepUpRequest(SESSION, { scope: 'notes.write notes.read' })).toEqual({
-      scope: 'openid profile notes.read notes.write',
-      added: 'notes.write notes.read',
-    });
-  });
-
-  it("asks for acr_values and max_age (0 too) with the session's scope, and adds no scope", () => {
-    expect(stepUpRequest(SESSION, { acr_values: 'urn:mfa phr', max_age: 0 })).toEqual({
-      scope: SESSION,
-      acr_values: 'urn:mfa phr',
-      max_age: 0,
-    });
-    expect(stepUpRequest(SESSION, { max_age: MAX_AGE_LIMIT_S })).toEqual({ scope: SESSION, max_age: MAX_AGE_LIMIT_S });
-  });
-
-  it.each([
-    ['a scope with a quote', { scope: 'a"b' }],
-    ['an empty scope', { scope: '' }],
-    ['a scope with two spaces', { scope: 'a  b' }],
-    ['acr_values with a newline', { acr_values: 'a\nb' }],
-    ['empty acr_values', { acr_values: '' }],
-    ['a negative max_age', { max_age: -1 }],
-    ['a fractional max_age', { max_age: 1.5 }],
-    ['a max_age over a year', { max_age: MAX_AGE_LIMIT_S + 1 }],
-  ])("%s is the caller's bug: a TypeError that names the options", (_name, options) => {
-    expect(() => stepUpRequest(SESSION, options)).toThrow(TypeError);
-    expect(() => stepUpRequest(SESSION, options)).toThrow(/^signIn: scope and acr_values .* max_age/);
   });
 });

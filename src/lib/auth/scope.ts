@@ -1,5 +1,6 @@
-// Scope and step-up values (RFC 6749 §3.3, RFC 9470 §3, OIDC Core §3.1.2.1): their validation and the
-// sign-in that asks for more. Every value here may come from a resource server or from storage.
+// Scope and step-up values (RFC 6749 §3.3, RFC 9470 §3, OIDC Core §3.1.2.1) and their validation; the
+// sign-in that asks for more is built after the first paint (stepup.ts stepUpRequest). Every value here
+// may come from a resource server or from storage.
 /** A scope (or acr_values) list longer than this is no real server's: it is dropped, not cut. */
 const MAX_LIST_CHARS = 512;
 /** A `max_age` above a year asks for nothing a session does not already meet: dropped as nonsense. */
@@ -29,6 +30,11 @@ export interface StepUp {
   scope: string;
   /** The scope the step-up was for, which the grant must cover. */
   added?: string;
+  /**
+   * What step-ups added for each API, by its RFC 8707 resource, this one's included (for the API of
+   * `signIn({ resource })`): the session's per-API record after the callback (vault.ts `Held.added`).
+   */
+  apis?: Record<string, string>;
   acr_values?: string;
   /** Seconds. */
   max_age?: number;
@@ -38,28 +44,13 @@ export interface StepUp {
 export interface StepUpOptions {
   /** Scope tokens to ask for on top of the session's (RFC 6749 §3.3). */
   scope?: string;
+  /**
+   * The API `scope` is for, by its `resource` (an `apis` entry's): only that API's tokens ask for it.
+   * Without it, `scope` widens the sign-in token. `stepUpFor` sets it for an API's challenge.
+   */
+  resource?: string;
   /** Authentication context classes, in order of preference. */
   acr_values?: string;
   /** The most seconds since the person last signed in. */
   max_age?: number;
-}
-
-/**
- * The step-up for an authorization request: the session's scope plus `scope`, with `acr_values` and
- * `max_age`; undefined when nothing is asked. A value that is not valid is the caller's bug: TypeError.
- */
-export function stepUpRequest(sessionScope: string, { scope, acr_values, max_age }: StepUpOptions): StepUp | undefined {
-  if (scope === undefined && acr_values === undefined && max_age === undefined) return undefined;
-  const seconds = maxAge(max_age);
-  const invalid =
-    (scope !== undefined && !tokenList(scope)) ||
-    (acr_values !== undefined && !tokenList(acr_values)) ||
-    (max_age !== undefined && seconds === undefined);
-  if (invalid) throw new TypeError('signIn: scope and acr_values are scope-token lists, max_age whole seconds');
-  return {
-    scope: unionScope(sessionScope, scope),
-    ...(scope && { added: scope }),
-    ...(acr_values && { acr_values }),
-    ...(seconds !== undefined && { max_age: seconds }),
-  };
 }

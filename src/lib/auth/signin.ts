@@ -3,6 +3,7 @@
 // exchanged at most once (RFC 6749 §4.1, RFC 7636, RFC 9700 §2.1.2, §4.7); and what a page load does
 // before it shows anything: complete a callback, join another tab's session, or restore silently.
 import type * as oauth from 'oauth4webapi';
+import type { Later } from './core';
 import { createKeys } from './dpop';
 import { AuthError, toAuthErrorOrShow } from './errors';
 import type { BrowserPort } from './port';
@@ -16,7 +17,7 @@ import {
   type Server,
   type TokenSet,
 } from './protocol';
-import { stepUpRequest, type StepUp, type StepUpOptions } from './scope';
+import type { StepUp, StepUpOptions } from './scope';
 import type { Session } from './session';
 import type { AppStorage } from './storage';
 import type { Relay } from './tabs';
@@ -179,8 +180,8 @@ export interface SignInParts<C extends Claims> {
   signedIn(held: Held, user: C): void;
   /** The other tabs of the app, loaded after the first paint; none for a lone instance. */
   tabs(): Promise<Relay | undefined>;
-  /** completeSignIn with a step-up's checks (stepup.ts), loaded after the first paint. */
-  stepUp(): Promise<typeof completeSignIn>;
+  /** The step-up's request and completeSignIn with its checks (stepup.ts), loaded after the first paint. */
+  stepUp(): Promise<Pick<Later, 'stepUpRequest' | 'completeStepUp'>>;
   /** Bind tokens to a key of this page (RFC 9449). */
   dpop: boolean;
 }
@@ -199,10 +200,12 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
     state.redirecting();
     try {
       // The page's listeners are on before it leaves: Back may bring it back from the back/forward cache.
-      await tabs();
-      // What a step-up added to the session stays asked for by this instance's later sign-ins.
+      const [, { stepUpRequest }] = await Promise.all([tabs(), parts.stepUp()]);
+      // What a step-up added to the session, and for which API, stays asked for by this instance's later sign-ins.
       const scope = vault.scope();
-      const stepUp = stepUpRequest(scope, ask) ?? (scope === server.scope ? undefined : { scope });
+      const apis = vault.held()?.added;
+      const stepUp =
+        stepUpRequest(scope, ask, server.resources, apis) ?? (scope === server.scope && !apis ? undefined : { scope, apis });
       await beginSignIn(server, browser(), storage(), { returnTo, prompt, stepUp });
     } catch (err) {
       fail(
@@ -237,13 +240,13 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
         return {};
       }
       const { stepUp } = pending;
-      const finish = stepUp ? await parts.stepUp() : completeSignIn;
+      const finish = stepUp ? (await parts.stepUp()).completeStepUp : completeSignIn;
       const { tokens, user } = await finish<C>(server, vault.dpop(), callback, pending, b.now(), signal);
       // Signed out meanwhile: the sign-out decides what shows.
       if (signal.aborted) return {};
       storage().writeHint('had-session');
-      // A step-up's added scope stays the session's: its later grants for APIs ask for it.
-      parts.signedIn({ tokens, scope: stepUp?.scope ?? server.scope, keys: vault.keys() }, user);
+      // A step-up's added scope stays the session's: the later grants of the API it was for ask for it.
+      parts.signedIn({ tokens, scope: stepUp?.scope ?? server.scope, added: stepUp?.apis, keys: vault.keys() }, user);
       // After the claims show: the waiting tabs sign in with this session.
       void tabs().then((relay) => relay?.signedIn());
       return { returnTo: pending.returnTo };

@@ -1,11 +1,42 @@
 // Step-up: an interactive authorization that asks for more than the session has, a scope a resource
-// named (RFC 6750 §3.1) or a stronger or fresher sign-in (RFC 9470 §4), and the checks after the
-// callback that it got it. Loaded after the first paint (later.ts), with the callback that answers one.
+// named (RFC 6750 §3.1) or a stronger or fresher sign-in (RFC 9470 §4), the record of what it asks,
+// and the checks after the callback that it got it. Loaded after the first paint (later.ts): a sign-in
+// waits for that module anyway (the tabs), and the sign-in path stays small.
 import * as oauth from 'oauth4webapi';
 import { AuthError } from './errors';
 import type { Claims, PendingSignIn, Proof, Server, TokenSet } from './protocol';
-import { maxAge, tokenList, type StepUp } from './scope';
+import { maxAge, tokenList, unionScope, type StepUp, type StepUpOptions } from './scope';
 import { completeSignIn, type CallbackResponse } from './signin';
+
+/**
+ * The step-up for an authorization request: the session's scope plus `scope`, which is recorded for the
+ * API of `resource` (one of `resources`) on top of what earlier step-ups added per API (`apis`), with
+ * `acr_values` and `max_age`; undefined when nothing is asked. A value that is not valid is the caller's
+ * bug: TypeError.
+ */
+export function stepUpRequest(
+  sessionScope: string,
+  { scope, resource, acr_values, max_age }: StepUpOptions,
+  resources: readonly string[] = [],
+  apis?: Record<string, string>,
+): StepUp | undefined {
+  if (scope === undefined && acr_values === undefined && max_age === undefined) return undefined;
+  const seconds = maxAge(max_age);
+  const invalid =
+    (scope !== undefined && !tokenList(scope)) ||
+    (acr_values !== undefined && !tokenList(acr_values)) ||
+    (max_age !== undefined && seconds === undefined) ||
+    (resource !== undefined && !resources.includes(resource));
+  if (invalid) throw new TypeError('signIn: scope and acr_values are scope-token lists, max_age whole seconds, resource an API');
+  if (scope && resource) apis = { ...apis, [resource]: unionScope(apis?.[resource], scope) };
+  return {
+    scope: unionScope(sessionScope, scope),
+    ...(scope && { added: scope }),
+    apis,
+    ...(acr_values && { acr_values }),
+    ...(seconds !== undefined && { max_age: seconds }),
+  };
+}
 
 /**
  * What a step-up asked that the token response lacks: the `acr` when the provider names one outside
@@ -33,6 +64,14 @@ export function authTimeFailure(err: unknown, stepUp: StepUp): AuthError | undef
   return tooOld || absent ? new AuthError('step_up_failed', { max_age: stepUp.max_age }, err) : undefined;
 }
 
+/** What the record says step-ups added per API: only the instance's own resources, each with a scope list. */
+const wellFormedApis = (apis: unknown, resources: readonly string[]) =>
+  apis === undefined ||
+  (typeof apis === 'object' &&
+    apis !== null &&
+    !Array.isArray(apis) &&
+    Object.entries(apis).every(([resource, list]) => resources.includes(resource) && tokenList(list)));
+
 /** completeSignIn for a callback that answers a step-up, with its checks: a shortfall is `step_up_failed`. */
 export async function completeStepUp<C extends Claims>(
   server: Server,
@@ -47,7 +86,8 @@ export async function completeStepUp<C extends Claims>(
   const wellFormed =
     tokenList(stepUp.scope) &&
     [stepUp.added, stepUp.acr_values].every((list) => list === undefined || tokenList(list)) &&
-    (stepUp.max_age === undefined || (typeof stepUp.max_age === 'number' && maxAge(stepUp.max_age) !== undefined));
+    (stepUp.max_age === undefined || (typeof stepUp.max_age === 'number' && maxAge(stepUp.max_age) !== undefined)) &&
+    wellFormedApis(stepUp.apis, server.resources);
   if (!wellFormed) throw new AuthError('invalid_response');
   try {
     return await completeSignIn<C>(server, dpop, callback, pending, now, signal, (response) =>

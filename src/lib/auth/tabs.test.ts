@@ -129,6 +129,34 @@ describe('a sign-in in one tab', () => {
     expect(await tokenOf(before)).not.toBe(beforeToken);
   });
 
+  it("a step-up for an API reaches the session's other tabs: they get the wider token for it, without asking", async () => {
+    h.idp.refreshTokens = true;
+    const NOTES = { resource: 'https://notes.example/', scope: 'notes.read', stepUpScopes: 'notes.write' };
+    const config = { ...h.config, apis: { [API_ORIGIN]: NOTES } } as AppConfig;
+    await h.signIn({ config });
+    setPageUrl(APP_URL);
+    const other = h.newTab(config);
+    await other.auth.start();
+    expect(other.state.status).toBe('signed-in');
+    // Another tab steps up for the API and comes back signed in with the wider grant.
+    setPageUrl(APP_URL);
+    const asking = h.newTab(config);
+    await asking.auth.start();
+    await asking.auth.signIn({ scope: 'notes.write', resource: NOTES.resource });
+    await h.close(asking);
+    const navigations = h.assign.mock.calls.length;
+    const back = await h.completeCallback(h.idp.approve(h.lastNavigation()), config);
+    await settle();
+    const offer = posted('offer').at(-1) as { session: { added?: Record<string, string> } };
+    expect(offer.session.added).toEqual({ [NOTES.resource]: 'notes.write' });
+    // The tab that did not ask uses the wider grant: its API token is asked with notes.write.
+    expect((await other.auth.fetch(API_URL)).status).toBe(200);
+    const grant = h.idp.tokenRequests('refresh_token').at(-1)!.form;
+    expect([grant.get('resource'), grant.get('scope')]).toEqual([NOTES.resource, 'notes.read notes.write']);
+    expect(h.assign.mock.calls).toHaveLength(navigations);
+    expect(back.state.status).toBe('signed-in');
+  });
+
   it('leaves a tab signed in as someone else as it is', async () => {
     const alice = await h.signIn();
     h.idp.user = BOB;

@@ -206,6 +206,16 @@ describe("production's policy", () => {
     expect(auth.session.current.status).toBe('signed-in');
   });
 
+  it('a scope beyond stepUpScopes (none by default) is scope_not_allowed, as in production', async () => {
+    const header = 'Bearer error="insufficient_scope", scope="notes.write admin"';
+    const handler = () => new Response(null, { status: 403, headers: { 'www-authenticate': header } });
+    expect(await codeOf(createTestAuth({ apiOrigins: [API], handler }).fetch(`${API}/x`))).toBe('scope_not_allowed');
+    const allowed = createTestAuth({ apiOrigins: [API], stepUpScopes: 'notes.write', handler });
+    expect(await codeOf(allowed.fetch(`${API}/x`))).toBe('scope_not_allowed');
+    const both = createTestAuth({ apiOrigins: [API], stepUpScopes: 'notes.write admin', handler });
+    expect(await codeOf(both.fetch(`${API}/x`))).toBe('insufficient_scope');
+  });
+
   it.each([
     [
       403,
@@ -228,6 +238,7 @@ describe("production's policy", () => {
     async (status, header, expected) => {
       const auth = createTestAuth({
         apiOrigins: [API],
+        stepUpScopes: 'notes.write',
         handler: () => new Response(null, { status, headers: { 'www-authenticate': header } }),
       });
       const error = await auth.fetch(`${API}/x`).catch((e: unknown) => e);
@@ -285,6 +296,8 @@ describe('the start state', () => {
     const refused = auth.signIn({ scope: 'a"b' });
     await expect(refused).rejects.toBeInstanceOf(TypeError);
     await expect(refused).rejects.toThrow(/^signIn: scope and acr_values/);
+    // The kit has no APIs: a step-up for any API's resource is taken.
+    await auth.signIn({ scope: 'notes.write', resource: 'https://notes.example/' });
   });
 
   it('start() hands back nothing, as createAuth does without a callback', async () => {

@@ -6,7 +6,7 @@ import type { Auth, SignInOptions } from './auth';
 import { createCore } from './core';
 import type { Claims, StandardClaims } from './protocol';
 import { sessionState, type SessionState, type SessionStatus } from './session';
-import { stepUpRequest } from './scope';
+import { stepUpRequest } from './stepup';
 
 export interface TestAuthOptions<C extends Claims = StandardClaims> {
   /** The signed-in user (`sub` defaults to `test-user`), or null for signed out. */
@@ -19,12 +19,15 @@ export interface TestAuthOptions<C extends Claims = StandardClaims> {
   status?: SessionStatus;
   /** Origins that may receive the test token, as with createAuth. */
   apiOrigins?: string[];
+  /** Scope tokens those origins may ask a step-up for, as with createAuth: any other is `scope_not_allowed`. */
+  stepUpScopes?: string;
   /**
    * Answers every request auth.fetch lets through, with `Authorization: Bearer <TEST_TOKEN>` set. What
    * it returns or throws is handled as production handles the network's answer: a thrown TypeError is
    * `unreachable`, a 401 with `WWW-Authenticate: Bearer error="invalid_token"` ends the session, and
-   * `error="insufficient_scope", scope="…"` (RFC 6750 §3.1) or `error="insufficient_user_authentication",
-   * acr_values="…", max_age=…` (RFC 9470 §3) reject with those AuthErrors and their fields.
+   * `error="insufficient_scope", scope="…"` (RFC 6750 §3.1; `scope_not_allowed` beyond `stepUpScopes`) or
+   * `error="insufficient_user_authentication", acr_values="…", max_age=…` (RFC 9470 §3) reject with those
+   * AuthErrors and their fields.
    */
   handler?: (request: Request) => Response | Promise<Response>;
 }
@@ -63,6 +66,7 @@ export function createTestAuth<C extends Claims = StandardClaims>({
   user = {},
   status,
   apiOrigins = [],
+  stepUpScopes,
   handler = () => new Response(null, { status: 404 }),
 }: TestAuthOptions<C> = {}): Auth<C> {
   const profile = { sub: 'test-user', ...user } as C;
@@ -72,6 +76,7 @@ export function createTestAuth<C extends Claims = StandardClaims>({
     network: (request) => answer(request, handler),
     timeoutMs: 15_000,
     scope: 'openid',
+    stepUpScopes,
     // No refresh: a refused test token ends the session, as a token without a refresh token does in production.
     allowed: apiOrigins,
     base: () => globalThis.location?.href ?? NO_PAGE,
@@ -90,9 +95,10 @@ export function createTestAuth<C extends Claims = StandardClaims>({
     session: core.state.session,
     start: async () => ({}),
     settled: core.settled,
-    // A step-up signs in at once too; its options are checked as production checks them (a bad one is a TypeError).
+    // A step-up signs in at once too; its options are checked as production checks them (a bad one is a
+    // TypeError), but for `resource`: the kit has no APIs of its own, so any one is taken.
     signIn: async (options: SignInOptions = {}) => {
-      stepUpRequest('openid', options);
+      stepUpRequest('openid', options, options.resource === undefined ? [] : [options.resource]);
       return signIn();
     },
     signOut: () => void core.signOut(),

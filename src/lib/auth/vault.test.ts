@@ -42,7 +42,7 @@ function setup(grant?: Grant, more: Partial<VaultParts> = {}) {
     parts,
     endpoint: endpoint!,
     vault,
-    hold: (t: TokenSet, scope = 'openid notes.read') => vault.hold({ tokens: t, scope }),
+    hold: (t: TokenSet, scope = 'openid notes.read', added?: Record<string, string>) => vault.hold({ tokens: t, scope, added }),
   };
 }
 
@@ -273,22 +273,37 @@ describe('tokens for APIs', () => {
     expect(await vault.apiToken('https://notes.example')).toBe('at-11');
   });
 
-  it('ask for what a step-up added to the session', async () => {
-    const { endpoint, vault, hold } = setup(async () => tokens(9));
-    hold(tokens(1), 'openid notes.read notes.write');
+  it('ask for what a step-up added for that API, and never for what it added for another or the sign-in', async () => {
+    const OTHER = { resource: 'https://other.example/', scope: 'other.read' };
+    const { endpoint, vault, hold } = setup(async () => tokens(9), {
+      apis: { 'https://notes.example': NOTES, 'https://other.example': OTHER },
+    });
+    hold(tokens(1), 'openid notes.read other.read notes.write admin', { [NOTES.resource]: 'notes.write' });
     await vault.apiToken('https://notes.example');
-    expect(endpoint.mock.calls[0][1]).toEqual({
-      resource: NOTES.resource,
-      scope: 'notes.read notes.write',
-    } satisfies ResourceParams);
+    await vault.apiToken('https://other.example');
+    expect(endpoint.mock.calls.map((call) => call[1])).toEqual([
+      { resource: NOTES.resource, scope: 'notes.read notes.write' },
+      { resource: OTHER.resource, scope: 'other.read' },
+    ] satisfies ResourceParams[]);
   });
 
-  it('without a refresh token: interaction_required with the scope to ask; invalid_scope the same', async () => {
+  it('what a session adopted with a wider grant added is asked for at once: the older tokens are forgotten', async () => {
+    let n = 10;
+    const { endpoint, vault, hold } = setup(async () => tokens(n++));
+    hold(tokens(1));
+    expect(await vault.apiToken('https://notes.example')).toBe('at-10');
+    hold(tokens(2), 'openid notes.read notes.write', { [NOTES.resource]: 'notes.write' });
+    expect(await vault.apiToken('https://notes.example')).toBe('at-11');
+    expect(endpoint.mock.calls[1][1]).toEqual({ resource: NOTES.resource, scope: 'notes.read notes.write' });
+  });
+
+  it('without a refresh token: interaction_required with the scope to ask and its API; invalid_scope the same', async () => {
     const { endpoint, vault, hold } = setup(async () => tokens(9));
     hold({ ...tokens(1), refreshToken: undefined });
     await expect(vault.apiToken('https://notes.example')).rejects.toMatchObject({
       code: 'interaction_required',
       scope: 'notes.read',
+      resource: NOTES.resource,
     });
     expect(endpoint).not.toHaveBeenCalled();
     hold(tokens(2));

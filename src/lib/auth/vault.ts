@@ -13,6 +13,8 @@ export interface Held {
   tokens: TokenSet;
   /** What the session was granted: the sign-in's scope and what step-ups added. */
   scope: string;
+  /** What step-ups added for each API, by its resource: that API's grants ask for it, no other's. */
+  added?: Record<string, string>;
   /** The DPoP key pair the tokens are bound to (RFC 9449): non-extractable, and still so after cloning. */
   keys?: CryptoKeyPair;
 }
@@ -205,7 +207,7 @@ export function createVault(parts: VaultParts) {
   /** Gets a token for `api`; a refusal of the refresh token ends the session. */
   async function obtain(api: ApiOptions): Promise<ApiToken> {
     const { signal } = life;
-    const params = apiParams(api, scope(), parts.scope);
+    const params = apiParams(api, held?.added);
     try {
       const next = await grant(params);
       const start = now();
@@ -213,7 +215,11 @@ export function createVault(parts: VaultParts) {
     } catch (err) {
       const failure = classify(err);
       if (failure === 'interaction')
-        throw new AuthError('interaction_required', 'scope' in params ? { scope: params.scope } : {}, err);
+        throw new AuthError(
+          'interaction_required',
+          'scope' in params ? { scope: params.scope, resource: api.resource } : {},
+          err,
+        );
       if (failure !== 'refused') throw toAuthError(err);
       // The refresh token is refused: it cannot renew the sign-in token either.
       if (!signal.aborted) end(toAuthError(err));
