@@ -18,7 +18,10 @@ export interface Case {
   variants: Variant[];
 }
 
-export const cases: Case[] = [...authorizationCases, ...tokenCases, ...userinfoCases, ...navigationCases, ...controlCases];
+/** What arrives through the browser: authorization responses, navigation, and the controls' sign-ins. */
+export const frontChannelCases: Case[] = [...authorizationCases, ...navigationCases, ...controlCases];
+/** What the app's own requests get back: token and userinfo responses. */
+export const backChannelCases: Case[] = [...tokenCases, ...userinfoCases];
 
 /** Bad inputs a case tries (checks of the app's own requests and controls are not inputs). */
 export const inputsOf = (c: Case): number => c.variants.filter((v) => v.input !== false).length;

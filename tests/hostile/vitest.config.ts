@@ -11,8 +11,10 @@ export default defineConfig({
     // A case runs its variants in turn, some waiting out the app's 3 s timeout.
     testTimeout: 300_000,
     hookTimeout: 60_000,
-    // One browser on a 2-core machine: one file, one test at a time.
-    fileParallelism: false,
+    // Two files, each with its own browser and servers, side by side: a variant mostly waits on the
+    // network and the page. Tests within a file run one at a time.
+    fileParallelism: true,
+    maxWorkers: 2,
     reporters: ['default', './tests/hostile/reporter.ts'],
   },
 });

@@ -1,17 +1,11 @@
 // The hostile identity service suite: every case of issue 4 against the built app in headless Chromium.
-// One browser, one app server and one hostile server for the file; a fresh browser context per variant.
+// Each test file runs a share of the cases with a browser, an app server and a hostile server of its
+// own (a fresh browser context per variant), so the files can run side by side: a variant spends most
+// of its time waiting on the network and the page, not on a CPU.
 import { afterAll, beforeAll, test } from 'vitest';
-import { cases, inputsOf } from './cases';
+import { inputsOf, type Case } from './cases';
 import { startHarness, type Harness, type Verdict } from './harness';
 import type { HostileMeta } from './meta';
-
-let harness: Harness | undefined;
-beforeAll(async () => {
-  harness = await startHarness();
-});
-afterAll(async () => {
-  await harness?.close();
-});
 
 function report(id: string, verdicts: Verdict[]): string {
   const bad = verdicts.filter((v) => v.problems.length);
@@ -21,10 +15,23 @@ function report(id: string, verdicts: Verdict[]): string {
   ].join('\n');
 }
 
-for (const c of cases) {
+/** Declares a test per case, run against one harness started for the calling file. */
+export function hostileSuite(cases: Case[]): void {
+  let harness: Harness | undefined;
+  beforeAll(async () => {
+    harness = await startHarness();
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+  for (const c of cases) defineCase(c, () => harness);
+}
+
+function defineCase(c: Case, harnessOf: () => Harness | undefined): void {
   const meta: HostileMeta = { kind: c.control ? 'control' : 'case', inputs: inputsOf(c), judged: 0, accepted: 0 };
   const name = `${c.id}: ${c.title} [${c.variants.map((v) => v.name).join(' | ')}]`;
   test(name, { meta: { hostile: meta } }, async ({ task }) => {
+    const harness = harnessOf();
     if (!harness) throw new Error('the harness did not start');
     const m = (task.meta.hostile ??= meta);
     const verdicts: Verdict[] = [];
