@@ -78,7 +78,7 @@ export function createTestAuth<C extends Claims = StandardClaims>({
     scope: 'openid',
     stepUpScopes,
     // No refresh: a refused test token ends the session, as a token without a refresh token does in production.
-    allowed: apiOrigins,
+    allowed: () => apiOrigins,
     base: () => globalThis.location?.href ?? NO_PAGE,
     now: Date.now,
     initial: sessionState<C>(
