@@ -180,20 +180,28 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     dpop: !!options.dpop,
   });
 
-  /** The provider's metadata, discovered once when the options lack an endpoint a sign-in needs; explicit ones win. */
+  /**
+   * The provider's metadata, discovered once when the options lack an endpoint a sign-in needs (explicit
+   * ones win); after a failure, the next start() or signIn() (the alert's Try again) reads it again.
+   */
   const discovers =
     !options.server?.authorization_endpoint || !options.server.token_endpoint || !options.server.userinfo_endpoint;
   let metadata: Promise<void> | undefined;
   function ready(): Promise<void> {
     return (metadata ??= discovers
       ? core.later().then((later) =>
-          later.discoverServer(server.as, {
-            network,
-            timeoutMs: server.timeoutMs,
-            store: browser().perBrowser,
-            key: names.key('metadata'),
-            now: browser().now(),
-          }),
+          later
+            .discoverServer(server.as, {
+              network,
+              timeoutMs: server.timeoutMs,
+              store: browser().perBrowser,
+              key: names.key('metadata'),
+              now: browser().now(),
+            })
+            .catch((err: unknown) => {
+              metadata = undefined;
+              throw err;
+            }),
         )
       : Promise.resolve());
   }

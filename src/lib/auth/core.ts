@@ -66,7 +66,8 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
   // No view on the sign-in path calls an API: auth.fetch loads with the first call, not with the page.
   let authFetch: Promise<typeof globalThis.fetch> | undefined;
   const fetch: typeof globalThis.fetch = async (input, init) => {
-    authFetch ??= Promise.all([load(), parts.ready?.()]).then(([module]) => {
+    await parts.ready?.();
+    authFetch ??= load().then((module) => {
       const allowed = new Set([...parts.allowed()].map((url) => new URL(url).origin));
       return module.createAuthFetch({ ...parts, vault, allowed });
     });

@@ -154,13 +154,28 @@ describe('refused: discovery_failed with the reason, and nothing else is sent', 
       status: 'error',
       error: { code: 'discovery_failed', reason, host: 'localhost:9010' },
     });
-    await auth.signIn();
-    expect(h.assign).not.toHaveBeenCalled();
     expect(h.idp.requests.filter((r) => r.url !== WELL_KNOWN)).toEqual([]);
     expect(localStorage.getItem(METADATA_KEY)).toBeNull();
-    await expect(auth.fetch(USERINFO_URL)).rejects.toMatchObject({ code: 'discovery_failed' });
-    // Once for the page: a failure is not retried in a loop.
     expect(discoveries()).toHaveLength(1);
+  });
+
+  it("a failure is read again at the next attempt (the alert's Try again), not before", async () => {
+    document = () => json({ ...DOCUMENT, issuer: 'https://evil.test' });
+    const auth = tab();
+    await auth.start();
+    expect(auth.session.current.error).toMatchObject({ code: 'discovery_failed', reason: 'issuer_mismatch' });
+    await auth.signIn();
+    expect(h.assign).not.toHaveBeenCalled();
+    expect(discoveries()).toHaveLength(2);
+    await expect(auth.fetch(USERINFO_URL)).rejects.toMatchObject({ code: 'discovery_failed' });
+    expect(discoveries()).toHaveLength(3);
+    document = () => json(DOCUMENT);
+    await auth.signIn();
+    expect(discoveries()).toHaveLength(4);
+    expect(h.lastNavigation().startsWith(AUTHORIZE_URL)).toBe(true);
+    // Read: auth.fetch allows the discovered userinfo origin now, and asks nothing more.
+    await expect(auth.fetch(USERINFO_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
+    expect(discoveries()).toHaveLength(4);
   });
 
   it('a slow document times out', async () => {
