@@ -336,8 +336,8 @@ describe('authOptions', () => {
       timeoutMs: 15_000,
       dpop: false,
     });
-    expect(options.server!.end_session_endpoint).toBeUndefined();
-    expect(options.server!.revocation_endpoint).toBeUndefined();
+    expect(options.server.end_session_endpoint).toBeUndefined();
+    expect(options.server.revocation_endpoint).toBeUndefined();
   });
 
   it('an origin listed only under apis may receive tokens: it is in the allow-list with those of apiOrigins', () => {

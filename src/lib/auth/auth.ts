@@ -26,19 +26,17 @@ export interface ServerEndpoints {
   revocation_endpoint?: string;
 }
 
-export interface AuthOptions {
-  /**
-   * The identity service's issuer identifier, checked against `iss` (RFC 9207, OIDC Core §3.1.3.7). Without
-   * the endpoints in `server`, they are read from `{issuer}/.well-known/openid-configuration` (OIDC
-   * Discovery 1.0 §4) before start() or signIn() sends anything: once, kept for an hour for the app's pages.
-   */
-  issuer?: string;
-  /**
-   * The identity service's endpoints (`issuer` may stand here instead); any one set here wins over the
-   * discovered one. The end-session (RP-Initiated Logout 1.0) and revocation (RFC 7009) endpoints are
-   * optional and make sign-out end the session and revoke there too.
-   */
-  server?: Partial<ServerEndpoints>;
+/**
+ * Where the identity service is: its issuer, whose metadata gives the endpoints `server` leaves out
+ * (OIDC Discovery 1.0 §4, read before start() or signIn() sends anything: once, kept for an hour for
+ * the app's pages), or every endpoint a sign-in needs in `server`, `issuer` among them. The issuer is
+ * checked against `iss` (RFC 9207, OIDC Core §3.1.3.7).
+ */
+export type ServerOptions = { issuer: string; server?: Partial<ServerEndpoints> } | { issuer?: string; server: ServerEndpoints };
+
+export type AuthOptions = ServerOptions & ClientOptions;
+
+export interface ClientOptions {
   /** The public client's id; there is no client secret. With `issuer`, it keys what the app's tabs share. */
   clientId: string;
   /** Where the identity service sends the person back: only this origin and path is taken as a callback. */

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useAuthHarness } from '../../testing/auth-harness';
 import { ACCOUNT_URL, AUTHORIZE_URL, CLIENT_ID, json, setPageUrl, TOKEN_URL, USERINFO_URL } from '../../testing/fake-idp';
-import { assembleAuth, type Auth, type AuthOptions } from './auth';
+import { assembleAuth, type Auth, type ClientOptions, type ServerEndpoints } from './auth';
 import { METADATA_TTL_MS } from './discovery';
 import { appNames } from './storage';
 
@@ -27,7 +27,7 @@ let document: (request: Request) => Response | Promise<Response>;
 const discoveries = () => h.idp.requests.filter((r) => r.url === WELL_KNOWN);
 const instances: Auth[] = [];
 
-function tab(options: Partial<AuthOptions> = {}): Auth {
+function tab(options: Partial<ClientOptions> & { issuer?: string; server?: Partial<ServerEndpoints> } = {}): Auth {
   const port = h.port();
   const network = async (request: Request) => {
     if (request.url !== WELL_KNOWN) return h.idp.fetch(request);

@@ -6,13 +6,16 @@ import { describe, expect, it } from 'vitest';
 import { authOptions } from '../../config';
 import { useAuthHarness } from '../../testing/auth-harness';
 import { NAMES } from '../../testing/fake-idp';
-import { assembleAuth, type AuthOptions, type SignInOptions } from './auth';
+import { assembleAuth, type ClientOptions, type ServerEndpoints, type SignInOptions } from './auth';
+
+/** Options on top of the harness's. */
+type Extra = Partial<ClientOptions> & { server?: ServerEndpoints };
 import { hintsOf } from './hints';
 
 const h = useAuthHarness();
 
 /** A started tab of an instance with the harness's options and `extra` ones. */
-async function tab(extra: Partial<AuthOptions> = {}) {
+async function tab(extra: Extra = {}) {
   const port = h.port();
   const auth = assembleAuth({ ...authOptions(h.config), ...extra }, { browser: () => port, network: (r) => h.idp.fetch(r) });
   await auth.start();
@@ -20,7 +23,7 @@ async function tab(extra: Partial<AuthOptions> = {}) {
 }
 
 /** The authorization request's parameters of a sign-in with `options`. */
-async function sent(options: SignInOptions, extra?: Partial<AuthOptions>): Promise<URLSearchParams> {
+async function sent(options: SignInOptions, extra?: Extra): Promise<URLSearchParams> {
   const auth = await tab(extra);
   await auth.signIn(options);
   auth.destroy();
@@ -66,7 +69,7 @@ describe('sign-in hints', () => {
 });
 
 describe('refused: a typed error, nothing sent, no navigation', () => {
-  it.each<[string, SignInOptions, Partial<AuthOptions>, string]>([
+  it.each<[string, SignInOptions, Extra, string]>([
     ['an extra name the options do not allow', { extraParams: { organization: 'acme' } }, {}, 'organization'],
     ['an extra name allowed for another', { extraParams: { audience: 'x' } }, { extraParams: ['organization'] }, 'audience'],
     ['a parameter the module sets, even when allowed', { extraParams: { state: 'mine' } }, { extraParams: ['state'] }, 'state'],
