@@ -95,6 +95,13 @@ describe('a good document', () => {
     expect(discoveries()).toHaveLength(1);
   });
 
+  it('a stored copy that is not JSON is read again', async () => {
+    localStorage.setItem(METADATA_KEY, '{');
+    document = () => json(DOCUMENT);
+    await signIn(tab());
+    expect(discoveries()).toHaveLength(1);
+  });
+
   it('makes prompt=create possible where the provider advertises it', async () => {
     document = () => json(DOCUMENT);
     const auth = tab();

@@ -4,7 +4,7 @@
 // Never imported by the app, so never in the production bundle.
 import type { Auth, SignInOptions } from './auth';
 import { createCore } from './core';
-import { AuthError } from './errors';
+import type { AuthError } from './errors';
 import { hintParams } from './hints';
 import type { Claims, StandardClaims } from './protocol';
 import { sessionState, type SessionState, type SessionStatus } from './session';
@@ -110,9 +110,9 @@ export function createTestAuth<C extends Claims = StandardClaims>({
       stepUpRequest('openid', options, options.resource === undefined ? [] : [options.resource]);
       try {
         hintParams(options, extraParams, { prompt_values_supported: promptValuesSupported });
-      } catch (err) {
-        if (err instanceof AuthError) return core.state.failed(err);
-        throw err;
+      } catch (refused) {
+        // hintParams throws nothing but its AuthError.
+        return core.state.failed(refused as AuthError);
       }
       return signIn();
     },
