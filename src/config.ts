@@ -1,7 +1,7 @@
 // The runtime configuration: fetched from config.json beside index.html so a deployment can swap it
 // without a rebuild, validated before anything else runs, and mapped onto the auth module's options.
 import { getContext, setContext } from 'svelte';
-import type { AuthOptions } from './lib/auth';
+import type { AuthOptions, ServerEndpoints } from './lib/auth';
 import { ConfigError, parseConfig, serverEndpoints, tokenOrigins, type AppConfig } from './config-rules.js';
 
 // The rules are plain JavaScript, so scripts/check-config.js checks a deployment's file against them too.
@@ -26,7 +26,7 @@ export async function loadConfig(appUrl = location.href): Promise<AppConfig> {
  * The interface's endpoints under the two base URLs, as the auth module's options; the token goes to
  * the origins of `tokenOrigins`, the list the CSP's connect-src is made of too.
  */
-export function authOptions(config: AppConfig): AuthOptions {
+export function authOptions(config: AppConfig): AuthOptions & { server: ServerEndpoints } {
   return { ...config, apiOrigins: tokenOrigins(config), server: serverEndpoints(config) };
 }
 

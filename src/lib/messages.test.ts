@@ -22,6 +22,8 @@ const CODES: AuthErrorCode[] = [
   'unauthenticated',
   'http_error',
   'aborted',
+  'param_not_allowed',
+  'discovery_failed',
 ];
 
 describe('describeError', () => {
@@ -37,7 +39,7 @@ describe('describeError', () => {
     expect(describeError('invalid_grant').title).toMatch(/rejected|expired/);
   });
 
-  it.each(['unreachable', 'timeout', 'invalid_response'] as const)('%s names the host', (code) => {
+  it.each(['unreachable', 'timeout', 'invalid_response', 'discovery_failed'] as const)('%s names the host', (code) => {
     expect(describeError(code, '127.0.0.1:9011').title).toContain('127.0.0.1:9011');
   });
 
@@ -45,6 +47,10 @@ describe('describeError', () => {
     const { title, hint } = describeError('unknown_transaction');
     expect(title).toBe('That sign-in link was not used.');
     expect(hint).toContain('gone from the address bar');
+  });
+
+  it.each(['param_not_allowed', 'discovery_failed'] as const)('%s says nothing was sent', (code) => {
+    expect(describeError(code).hint).toMatch(/^Nothing was sent\./);
   });
 
   it('an HTTP error mentions its status', () => {

@@ -54,6 +54,15 @@ export function describeError(code: AuthErrorCode, host = 'the identity service'
       hint: 'Nothing was used. You can ask again, or contact support if it keeps failing.',
       action: 'Sign in',
     },
+    param_not_allowed: {
+      title: 'This sign-in asked for something this app may not send.',
+      hint: 'Nothing was sent. Sign in without it, or contact support if it keeps happening.',
+      action: 'Sign in',
+    },
+    discovery_failed: {
+      title: `Could not read the sign-in settings of ${host}.`,
+      hint: `Nothing was sent. ${SUPPORT}`,
+    },
     http_error: { title: `The server answered with an error${status ? ` (HTTP ${status})` : ''}.` },
   };
   return messages[code] ?? { title: 'The request could not be completed.', hint: SUPPORT };

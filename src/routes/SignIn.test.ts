@@ -39,6 +39,21 @@ describe('SignIn', () => {
     await vi.waitFor(() => expect(signIn).toHaveBeenCalledExactlyOnceWith({ returnTo: '/profile' }));
   });
 
+  it.each([
+    ['login_hint=bob&ui_locales=de', { login_hint: 'bob', ui_locales: 'de' }],
+    ['login_hint=bob%40example.test&ui_locales=de-CH%20en', { login_hint: 'bob@example.test', ui_locales: 'de-CH en' }],
+    ['login_hint=%00bob&ui_locales=de', { ui_locales: 'de' }],
+    [`login_hint=bob&ui_locales=${encodeURIComponent('de;q=1')}`, { login_hint: 'bob' }],
+    [`login_hint=${'b'.repeat(257)}`, {}],
+    ['prompt=consent&extraParams=x', {}],
+  ])('?%s passes the valid hints of the link to the sign-in, and drops the others', async (query, hints) => {
+    const auth = createTestAuth({ user: null });
+    const signIn = vi.spyOn(auth, 'signIn').mockResolvedValue();
+    at(`#/signin?returnTo=/api&${query}`);
+    renderView(SignIn, auth);
+    await vi.waitFor(() => expect(signIn).toHaveBeenCalledExactlyOnceWith({ returnTo: '/api', ...hints }));
+  });
+
   it('as the sign-in starts, the start page takes over this history entry: Back from the provider lands there', async () => {
     const auth = createTestAuth({ user: null });
     vi.spyOn(auth, 'signIn').mockResolvedValue();

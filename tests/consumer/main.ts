@@ -62,7 +62,7 @@ const flat = {
   clientId: 'spa',
   redirectUri: 'https://app.example.com/',
 };
-// @ts-expect-error the endpoints go in `server`, in RFC 8414 names
+// @ts-expect-error the endpoints go in `server`, in RFC 8414 names, or the `issuer` alone
 createAuth(flat);
 // @ts-expect-error the claims have a `sub`
 createAuth<{ name: string }>(options);
@@ -70,6 +70,22 @@ createAuth<{ name: string }>(options);
 const signIn: SignInOptions = { returnTo: '/orders' };
 void auth.signIn(signIn);
 void auth.signIn();
+// Hints for the provider (OIDC Core §3.1.2.1); extra parameters only by names the options allow.
+void auth.signIn({
+  login_hint: 'ada@example.com',
+  ui_locales: 'de en',
+  prompt: 'select_account',
+  extraParams: { organization: 'acme' },
+});
+// @ts-expect-error not a prompt value of OIDC
+void auth.signIn({ prompt: 'always' });
+// The issuer alone: the endpoints are discovered (OIDC Discovery 1.0).
+export const discovered: Auth = createAuth({
+  issuer: 'https://id.example.com',
+  clientId: 'spa',
+  redirectUri: 'https://app.example.com/',
+  extraParams: ['organization'],
+});
 
 const session: ReactiveStore<SessionState<Claims>> = auth.session;
 const status: SessionStatus = session.current.status;
@@ -164,6 +180,9 @@ const codes: Record<AuthErrorCode, true> = {
   unauthenticated: true,
   http_error: true,
   aborted: true,
+  scope_not_allowed: true,
+  param_not_allowed: true,
+  discovery_failed: true,
 };
 void codes;
 // @ts-expect-error not an error code of the library

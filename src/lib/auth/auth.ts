@@ -4,6 +4,7 @@
 // Making one touches no browser global, so it is safe during server rendering; start() begins the work.
 import type { ApiOptions } from './apis';
 import { createCore } from './core';
+import { toAuthErrorOrShow } from './errors';
 import type { Network } from './http';
 import { browserPort, type BrowserPort } from './port';
 import type { Claims, Server, StandardClaims } from './protocol';
@@ -15,20 +16,27 @@ import { appNames, appStorage, type AppStorage } from './storage';
 export type { SignInOptions, StartOptions, StartResult } from './signin';
 export { safeReturnTo } from './signin';
 
-export interface AuthOptions {
-  /**
-   * The identity service, in RFC 8414 metadata names (a discovery document fits): `issuer` is checked
-   * against `iss` (RFC 9207, OIDC Core §3.1.3.7); the end-session (RP-Initiated Logout 1.0) and
-   * revocation (RFC 7009) endpoints are optional and make sign-out end the session and revoke there too.
-   */
-  server: {
-    issuer: string;
-    authorization_endpoint: string;
-    token_endpoint: string;
-    userinfo_endpoint: string;
-    end_session_endpoint?: string;
-    revocation_endpoint?: string;
-  };
+/** The identity service's endpoints, in RFC 8414 metadata names (a discovery document fits). */
+export interface ServerEndpoints {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  userinfo_endpoint: string;
+  end_session_endpoint?: string;
+  revocation_endpoint?: string;
+}
+
+/**
+ * Where the identity service is: its issuer, whose metadata gives the endpoints `server` leaves out
+ * (OIDC Discovery 1.0 §4, read before start() or signIn() sends anything: once, kept for an hour for
+ * the app's pages), or every endpoint a sign-in needs in `server`, `issuer` among them. The issuer is
+ * checked against `iss` (RFC 9207, OIDC Core §3.1.3.7).
+ */
+export type ServerOptions = { issuer: string; server?: Partial<ServerEndpoints> } | { issuer?: string; server: ServerEndpoints };
+
+export type AuthOptions = ServerOptions & ClientOptions;
+
+export interface ClientOptions {
   /** The public client's id; there is no client secret. With `issuer`, it keys what the app's tabs share. */
   clientId: string;
   /** Where the identity service sends the person back: only this origin and path is taken as a callback. */
@@ -50,6 +58,12 @@ export interface AuthOptions {
    * Default none: such an origin's `insufficient_scope` for anything else is `scope_not_allowed`.
    */
   stepUpScopes?: string;
+  /**
+   * Names of further authorization parameters `signIn({ extraParams })` may send (OIDC Core §3.1.2.1).
+   * A parameter the module sets itself (`state`, `scope`, `redirect_uri`, …) is never allowed: a sign-in
+   * that sends one is refused (`param_not_allowed`), as one with a name not listed here.
+   */
+  extraParams?: string[];
   /** Per-request timeout over the whole exchange, default 15000 ms. */
   timeoutMs?: number;
   /** Refuse an API answer larger than this many bytes from `auth.fetch`; default none (the body streams). */
@@ -107,18 +121,22 @@ export function createAuth<C extends Claims = StandardClaims>(options: AuthOptio
   return assembleAuth<C>(options, { browser: browserPort, network: (request) => fetch(request) });
 }
 
-/** The fixed description of the identity service and this client that every protocol step reads. */
-function serverOf(options: AuthOptions, network: Network): Server {
+/**
+ * The description of the identity service and this client that every protocol step reads; fixed but
+ * for `as`, which discovery completes before the first step.
+ */
+function serverOf(options: AuthOptions, issuer: string, network: Network): Server {
   const apis = Object.values(options.apis ?? {});
   return Object.freeze({
     // Makes validateAuthResponse refuse a response without `iss` (RFC 9207 §2.4).
-    as: { ...options.server, authorization_response_iss_parameter_supported: options.requireIss },
+    as: { ...options.server, issuer, authorization_response_iss_parameter_supported: options.requireIss },
     client: { client_id: options.clientId },
     redirectUri: options.redirectUri,
     postLogoutRedirectUri: options.postLogoutRedirectUri,
     // The sign-in's scope and every API's: a token repeated in the list asks for nothing more.
     scope: [options.scope ?? 'openid', ...apis.map((api) => api.scope)].filter(Boolean).join(' '),
     resources: apis.map((api) => api.resource),
+    extraParams: options.extraParams,
     timeoutMs: options.timeoutMs ?? 15_000,
     network,
   });
@@ -126,8 +144,9 @@ function serverOf(options: AuthOptions, network: Network): Server {
 
 /** createAuth over the browser and network given: tests pass fakes instead of stubbing globals. */
 export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: makeBrowser, network }: Collaborators): Auth<C> {
-  const server = serverOf(options, network);
-  const names = appNames(options.server.issuer, options.clientId);
+  const issuer = (options.issuer ?? options.server?.issuer)!;
+  const server = serverOf(options, issuer, network);
+  const names = appNames(issuer, options.clientId);
   let port: BrowserPort | undefined;
   let records: AppStorage | undefined;
   const browser = () => (port ??= makeBrowser());
@@ -139,7 +158,8 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     scope: server.scope,
     apis: options.apis,
     stepUpScopes: options.stepUpScopes,
-    allowed: [options.server.userinfo_endpoint, ...(options.apiOrigins ?? []), ...Object.keys(options.apis ?? {})],
+    allowed: () => [server.as.userinfo_endpoint!, ...(options.apiOrigins ?? []), ...Object.keys(options.apis ?? {})],
+    ready,
     base: () => port?.url() ?? options.redirectUri,
     now: () => browser().now(),
     maxBytes: options.maxResponseBytes,
@@ -158,6 +178,40 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     dpop: !!options.dpop,
   });
 
+  /**
+   * The provider's metadata, discovered once when the options lack an endpoint a sign-in needs (explicit
+   * ones win); after a failure, the next start() or signIn() (the alert's Try again) reads it again.
+   */
+  const discovers =
+    !options.server?.authorization_endpoint || !options.server.token_endpoint || !options.server.userinfo_endpoint;
+  let metadata: Promise<void> | undefined;
+  function ready(): Promise<void> {
+    return (metadata ??= discovers
+      ? core.later().then((later) =>
+          later
+            .discoverServer(server.as, {
+              network,
+              timeoutMs: server.timeoutMs,
+              store: browser().perBrowser,
+              key: names.key('metadata'),
+              now: browser().now(),
+            })
+            .catch((err: unknown) => {
+              metadata = undefined;
+              throw err;
+            }),
+        )
+      : Promise.resolve());
+  }
+  /** `run` once the metadata is there; a failure to read it is the session's error, and nothing is sent. */
+  const whenReady =
+    <A, R>(run: (arg: A) => Promise<R>, none: R) =>
+    (arg: A) =>
+      ready().then(
+        () => run(arg),
+        (err) => (core.state.failed(toAuthErrorOrShow(err, core.state.failed)), none),
+      );
+
   /** `revoke` unless the tab that signed out shared this session's tokens, and revoked them once. */
   function signOut(everywhere: boolean, revoke = true) {
     const b = browser();
@@ -175,10 +229,10 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
 
   return {
     session: core.state.session,
-    start: signIn.start,
+    start: whenReady(signIn.start, {}),
     // No window: a server, where start() never runs.
     settled: () => (typeof window == 'undefined' ? Promise.resolve(core.state.session.current) : core.settled()),
-    signIn: signIn.signIn,
+    signIn: whenReady(signIn.signIn, undefined),
     signOut: () => signOut(true),
     fetch: core.fetch,
     resource: core.resource,

@@ -49,7 +49,7 @@ function setup(more: Partial<CoreParts<typeof ALICE>> = {}) {
     network,
     timeoutMs: 1000,
     scope: 'openid',
-    allowed: [`${API}/`],
+    allowed: () => [`${API}/`],
     base: () => 'https://app.example.test/',
     now: () => now,
     initial: sessionState('signed-out'),

@@ -23,8 +23,10 @@ export interface CoreParts<C extends Claims> {
   apis?: Record<string, ApiOptions>;
   /** Scope tokens an origin outside `apis` may ask a step-up for (auth.fetch). */
   stepUpScopes?: string;
-  /** Origins that may receive a token, in any URL form. */
-  allowed: Iterable<string>;
+  /** Origins that may receive a token, in any URL form: read once, when auth.fetch is first used. */
+  allowed: () => Iterable<string>;
+  /** The provider's metadata, when it is discovered: auth.fetch waits for it (its userinfo origin is allowed). */
+  ready?: () => Promise<unknown>;
   /** The page's URL, which relative URLs resolve against. */
   base: () => string;
   now: () => number;
@@ -61,11 +63,14 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
     vault.hold(held);
     state.signedIn(user, held.tokens.expiresAt);
   }
-  const allowed = new Set([...parts.allowed].map((url) => new URL(url).origin));
   // No view on the sign-in path calls an API: auth.fetch loads with the first call, not with the page.
   let authFetch: Promise<typeof globalThis.fetch> | undefined;
   const fetch: typeof globalThis.fetch = async (input, init) => {
-    authFetch ??= load().then((module) => module.createAuthFetch({ ...parts, vault, allowed }));
+    await parts.ready?.();
+    authFetch ??= load().then((module) => {
+      const allowed = new Set([...parts.allowed()].map((url) => new URL(url).origin));
+      return module.createAuthFetch({ ...parts, vault, allowed });
+    });
     return (await authFetch)(input, init);
   };
   return {

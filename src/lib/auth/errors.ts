@@ -44,7 +44,14 @@ export type AuthErrorCode =
   /** A resource answered with an HTTP error status. */
   | 'http_error'
   /** The request was aborted because the person signed out or navigated on. */
-  | 'aborted';
+  | 'aborted'
+  /**
+   * A sign-in parameter the instance may not send (an `extraParams` name its options do not allow, a
+   * value out of bounds, `prompt=create` the provider does not advertise): `parameter` names it; nothing was sent.
+   */
+  | 'param_not_allowed'
+  /** The provider's metadata could not be read or was refused (OIDC Discovery 1.0 §4): `reason` says why. */
+  | 'discovery_failed';
 
 export interface AuthErrorDetails {
   /** OAuth `error` value from a server, bounded: render it as text. */
@@ -64,6 +71,13 @@ export interface AuthErrorDetails {
   acr_values?: string;
   /** The most seconds since the person last signed in that a resource accepts (RFC 9470 §3). */
   max_age?: number;
+  /** The sign-in parameter a `param_not_allowed` refused. */
+  parameter?: string;
+  /**
+   * Why discovery failed: the code of the request's failure (`unreachable`, `timeout`, `invalid_response`),
+   * or `issuer_mismatch`, `insecure_endpoint`, `missing_endpoint` for a document that was refused.
+   */
+  reason?: string;
 }
 
 /** An error about auth or transport. `cause` keeps the original for developers; stores get `toJSON()`. */
@@ -77,6 +91,8 @@ export class AuthError extends Error implements AuthErrorDetails {
   declare readonly resource?: string;
   declare readonly acr_values?: string;
   declare readonly max_age?: number;
+  declare readonly parameter?: string;
+  declare readonly reason?: string;
 
   constructor(
     readonly code: AuthErrorCode,

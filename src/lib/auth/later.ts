@@ -10,6 +10,8 @@ import type { AppNames, AppStorage } from './storage';
 import { createRelay, type Relay } from './tabs';
 import type { Held, Vault } from './vault';
 
+export { beginSignIn } from './authorize';
+export { discoverServer } from './discovery';
 export { createAuthFetch } from './fetch';
 export { endSession, revokeAll } from './signout';
 export { completeStepUp, stepUpRequest } from './stepup';

@@ -7,17 +7,9 @@ import type { Later } from './core';
 import { createKeys } from './dpop';
 import { AuthError, toAuthErrorOrShow } from './errors';
 import type { BrowserPort } from './port';
-import {
-  authorizationRequest,
-  exchangeCode,
-  fetchUserInfo,
-  type Claims,
-  type PendingSignIn,
-  type Proof,
-  type Server,
-  type TokenSet,
-} from './protocol';
-import type { StepUp, StepUpOptions } from './scope';
+import type { SignInHints } from './hints';
+import { exchangeCode, fetchUserInfo, type Claims, type PendingSignIn, type Proof, type Server, type TokenSet } from './protocol';
+import type { StepUpOptions } from './scope';
 import type { Session } from './session';
 import type { AppStorage } from './storage';
 import type { Relay } from './tabs';
@@ -33,8 +25,11 @@ export interface CallbackResponse {
   inFragment: boolean;
 }
 
-/** `scope`, `acr_values` and `max_age` make a step-up, checked after the callback (an AuthError's fields fit). */
-export interface SignInOptions extends StepUpOptions {
+/**
+ * `scope`, `acr_values` and `max_age` make a step-up, checked after the callback (an AuthError's fields
+ * fit); `login_hint`, `ui_locales`, `prompt` and `extraParams` are checked before anything is sent.
+ */
+export interface SignInOptions extends StepUpOptions, SignInHints {
   /** The app's own place to come back to: a same-origin path with its query; default the page's. */
   returnTo?: string;
 }
@@ -96,19 +91,6 @@ export function safeReturnTo(value: unknown): string | undefined {
   const normalized = url.pathname + url.search;
   // Dot segments can normalise '/..//host' into '//host': check the result too.
   return url.origin === 'https://app.invalid' && !/^\/[/\\]/.test(normalized) ? normalized : undefined;
-}
-
-/** Sends the person to the authorization endpoint; the pending record is the only way back in. */
-export async function beginSignIn(
-  server: Server,
-  browser: BrowserPort,
-  storage: Pick<AppStorage, 'savePending'>,
-  request: { returnTo: string; prompt?: 'none' | 'login'; stepUp?: StepUp },
-): Promise<void> {
-  const { url, pending } = await authorizationRequest(server, { ...request, now: browser.now() });
-  storage.savePending(pending);
-  // A silent attempt replaces this history entry: Back never lands on it again.
-  browser.go(url, request.prompt === 'none');
 }
 
 /**
@@ -180,8 +162,8 @@ export interface SignInParts<C extends Claims> {
   signedIn(held: Held, user: C): void;
   /** The other tabs of the app, loaded after the first paint; none for a lone instance. */
   tabs(): Promise<Relay | undefined>;
-  /** The step-up's request and completeSignIn with its checks (stepup.ts), loaded after the first paint. */
-  stepUp(): Promise<Pick<Later, 'stepUpRequest' | 'completeStepUp'>>;
+  /** The request (authorize.ts), the step-up's and completeSignIn with its checks (stepup.ts), loaded after the first paint. */
+  stepUp(): Promise<Pick<Later, 'beginSignIn' | 'stepUpRequest' | 'completeStepUp'>>;
   /** Bind tokens to a key of this page (RFC 9449). */
   dpop: boolean;
 }
@@ -196,17 +178,17 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
   /** A failure keeps the person known where this browser had a session they did not end (a step-up, a restore). */
   const fail = (err: AuthError, returnTo?: string) => state.failed(err, returnTo, storage().readHint() === 'had-session');
 
-  async function redirect(returnTo: string, prompt?: 'none' | 'login', ask: StepUpOptions = {}) {
+  async function redirect(returnTo: string, prompt?: 'none' | 'login', ask: StepUpOptions & SignInHints = {}) {
     state.redirecting();
     try {
       // The page's listeners are on before it leaves: Back may bring it back from the back/forward cache.
-      const [, { stepUpRequest }] = await Promise.all([tabs(), parts.stepUp()]);
+      const [, { stepUpRequest, beginSignIn }] = await Promise.all([tabs(), parts.stepUp()]);
       // What a step-up added to the session, and for which API, stays asked for by this instance's later sign-ins.
       const scope = vault.scope();
       const apis = vault.held()?.added;
       const stepUp =
         stepUpRequest(scope, ask, server.resources, apis) ?? (scope === server.scope && !apis ? undefined : { scope, apis });
-      await beginSignIn(server, browser(), storage(), { returnTo, prompt, stepUp });
+      await beginSignIn(server, browser(), storage(), { returnTo, prompt, stepUp, hints: ask });
     } catch (err) {
       fail(
         toAuthErrorOrShow(err, (bug) => fail(bug, returnTo)),

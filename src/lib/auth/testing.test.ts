@@ -300,6 +300,23 @@ describe('the start state', () => {
     await auth.signIn({ scope: 'notes.write', resource: 'https://notes.example/' });
   });
 
+  it("signIn() checks hints as production does: a refused one is the session's param_not_allowed", async () => {
+    const auth = createTestAuth({ status: 'signed-out', extraParams: ['organization'] });
+    await auth.signIn({ login_hint: 'bob', ui_locales: 'de', prompt: 'login', extraParams: { organization: 'acme' } });
+    expect(auth.session.current.status).toBe('signed-in');
+    auth.signOut();
+    await auth.signIn({ extraParams: { audience: 'x' } });
+    expect(auth.session.current).toMatchObject({ status: 'error', error: { code: 'param_not_allowed', parameter: 'audience' } });
+    await auth.signIn({ prompt: 'create' });
+    expect(auth.session.current).toMatchObject({ status: 'error', error: { code: 'param_not_allowed', parameter: 'prompt' } });
+  });
+
+  it('prompt=create signs in where the provider is said to advertise it', async () => {
+    const auth = createTestAuth({ status: 'signed-out', promptValuesSupported: ['login', 'create'] });
+    await auth.signIn({ prompt: 'create' });
+    expect(auth.session.current.status).toBe('signed-in');
+  });
+
   it('start() hands back nothing, as createAuth does without a callback', async () => {
     expect(await createTestAuth().start()).toEqual({});
   });

@@ -4,6 +4,8 @@
 // Never imported by the app, so never in the production bundle.
 import type { Auth, SignInOptions } from './auth';
 import { createCore } from './core';
+import type { AuthError } from './errors';
+import { hintParams } from './hints';
 import type { Claims, StandardClaims } from './protocol';
 import { sessionState, type SessionState, type SessionStatus } from './session';
 import { stepUpRequest } from './stepup';
@@ -21,6 +23,10 @@ export interface TestAuthOptions<C extends Claims = StandardClaims> {
   apiOrigins?: string[];
   /** Scope tokens those origins may ask a step-up for, as with createAuth: any other is `scope_not_allowed`. */
   stepUpScopes?: string;
+  /** Names `signIn({ extraParams })` may send, as with createAuth: any other is `param_not_allowed`. */
+  extraParams?: string[];
+  /** The provider's `prompt_values_supported`: `signIn({ prompt: 'create' })` is refused unless it lists `create`. */
+  promptValuesSupported?: string[];
   /**
    * Answers every request auth.fetch lets through, with `Authorization: Bearer <TEST_TOKEN>` set. What
    * it returns or throws is handled as production handles the network's answer: a thrown TypeError is
@@ -67,6 +73,8 @@ export function createTestAuth<C extends Claims = StandardClaims>({
   status,
   apiOrigins = [],
   stepUpScopes,
+  extraParams,
+  promptValuesSupported,
   handler = () => new Response(null, { status: 404 }),
 }: TestAuthOptions<C> = {}): Auth<C> {
   const profile = { sub: 'test-user', ...user } as C;
@@ -78,7 +86,7 @@ export function createTestAuth<C extends Claims = StandardClaims>({
     scope: 'openid',
     stepUpScopes,
     // No refresh: a refused test token ends the session, as a token without a refresh token does in production.
-    allowed: apiOrigins,
+    allowed: () => apiOrigins,
     base: () => globalThis.location?.href ?? NO_PAGE,
     now: Date.now,
     initial: sessionState<C>(
@@ -96,9 +104,16 @@ export function createTestAuth<C extends Claims = StandardClaims>({
     start: async () => ({}),
     settled: core.settled,
     // A step-up signs in at once too; its options are checked as production checks them (a bad one is a
-    // TypeError), but for `resource`: the kit has no APIs of its own, so any one is taken.
+    // TypeError), but for `resource`: the kit has no APIs of its own, so any one is taken. Hints are
+    // checked as production checks them: a refused one is the session's `param_not_allowed`.
     signIn: async (options: SignInOptions = {}) => {
       stepUpRequest('openid', options, options.resource === undefined ? [] : [options.resource]);
+      try {
+        hintParams(options, extraParams, { prompt_values_supported: promptValuesSupported });
+      } catch (refused) {
+        // hintParams throws nothing but its AuthError.
+        return core.state.failed(refused as AuthError);
+      }
       return signIn();
     },
     signOut: () => void core.signOut(),

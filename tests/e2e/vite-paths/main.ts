@@ -1,6 +1,6 @@
 // A fresh Vite + Svelte app with path routes, using the packed @pkce-spa/auth as an installed package
 // would be used. The library completes the callback and hands back `returnTo`; this app navigates.
-import { authContext, createAuth, type AuthOptions } from '@pkce-spa/auth';
+import { authContext, createAuth, type AuthOptions, type ClientOptions, type ServerEndpoints } from '@pkce-spa/auth';
 import { mount } from 'svelte';
 import App from './App.svelte';
 import type { Claims } from './claims';
@@ -9,7 +9,7 @@ import type { Claims } from './claims';
 async function loadOptions(): Promise<AuthOptions> {
   const response = await fetch('/config.json', { cache: 'no-store' });
   if (!response.ok) throw new Error(`/config.json answered ${response.status}`);
-  const config = (await response.json()) as Pick<AuthOptions, 'server' | 'clientId' | 'scope'>;
+  const config = (await response.json()) as { server: ServerEndpoints } & Pick<ClientOptions, 'clientId' | 'scope'>;
   return {
     server: config.server,
     clientId: config.clientId,
