@@ -3,6 +3,7 @@ export type { ApiOptions } from './apis';
 export { createAuth, type Auth, type AuthOptions, type SignInOptions, type StartOptions, type StartResult } from './auth';
 export { authContext, getAuth, setAuth } from './context';
 export { AuthError, stepUpFor, type AuthErrorCode, type AuthErrorDetails } from './errors';
+export type { AuthEvents, AuthEventType, AuthListener, SignOutReason } from './events';
 export type { StepUpOptions } from './scope';
 export type { StandardClaims } from './protocol';
 export type { Resource, ResourceOptions, ResourceState, ResourceStatus, ResourceUrl } from './resource.svelte';

@@ -257,15 +257,16 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
         fail(err, pending?.returnTo);
         return {};
       }
+      // The provider no longer has the person's session: this browser's ends too.
       storage().forgetHint();
-      state.signedOut();
+      state.signedOut('provider');
       return { returnTo: pending.returnTo };
     }
   }
 
   /** The provider's sign-out coming back: only the `state` this tab sent confirms it (once). */
   function signOutReturned(sent: string | null) {
-    if (storage().takeSignOut(sent)) state.signedOut();
+    if (storage().takeSignOut(sent)) state.signedOut('provider');
     else state.notice('unknown_signout');
   }
 

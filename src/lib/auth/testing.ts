@@ -101,9 +101,10 @@ export function createTestAuth<C extends Claims = StandardClaims>({
       stepUpRequest('openid', options, options.resource === undefined ? [] : [options.resource]);
       return signIn();
     },
-    signOut: () => void core.signOut(),
+    signOut: () => void core.signOut('user'),
     fetch: core.fetch,
     resource: core.resource,
+    on: core.events.on,
     destroy: core.destroy,
   };
 }
