@@ -160,7 +160,7 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     vault: core.vault,
     signedIn: core.signedIn,
     tabs: core.tabs,
-    stepUp: core.later,
+    later: core.later,
     dpop: !!options.dpop,
   });
 

@@ -1,5 +1,6 @@
 // What follows the first paint, behind the module's one lazy seam (core.ts): the tabs that share the
-// session and the page's events, auth.fetch, sign-out at the identity service, and the step-up's checks.
+// session and the page's events, auth.fetch, sign-out at the identity service, the authorization
+// request, and the step-up's checks.
 // Nothing here is on the sign-in path.
 import { isApiRequest, type ApiOptions } from './apis';
 import type { SignOutReason } from './events';
@@ -11,6 +12,7 @@ import type { AppNames, AppStorage } from './storage';
 import { createRelay, type Relay } from './tabs';
 import type { Held, Vault } from './vault';
 
+export { authorizationRequest } from './authorize';
 export { createAuthFetch } from './fetch';
 export { endSession, revokeAll } from './signout';
 export { completeStepUp, stepUpRequest } from './stepup';

@@ -7,17 +7,8 @@ import type { Later } from './core';
 import { createKeys } from './dpop';
 import { AuthError, toAuthErrorOrShow } from './errors';
 import type { BrowserPort } from './port';
-import {
-  authorizationRequest,
-  exchangeCode,
-  fetchUserInfo,
-  type Claims,
-  type PendingSignIn,
-  type Proof,
-  type Server,
-  type TokenSet,
-} from './protocol';
-import type { StepUp, StepUpOptions } from './scope';
+import { exchangeCode, fetchUserInfo, type Claims, type PendingSignIn, type Proof, type Server, type TokenSet } from './protocol';
+import type { StepUpOptions } from './scope';
 import type { Session } from './session';
 import type { AppStorage } from './storage';
 import type { Relay } from './tabs';
@@ -98,19 +89,6 @@ export function safeReturnTo(value: unknown): string | undefined {
   return url.origin === 'https://app.invalid' && !/^\/[/\\]/.test(normalized) ? normalized : undefined;
 }
 
-/** Sends the person to the authorization endpoint; the pending record is the only way back in. */
-export async function beginSignIn(
-  server: Server,
-  browser: BrowserPort,
-  storage: Pick<AppStorage, 'savePending'>,
-  request: { returnTo: string; prompt?: 'none' | 'login'; stepUp?: StepUp },
-): Promise<void> {
-  const { url, pending } = await authorizationRequest(server, { ...request, now: browser.now() });
-  storage.savePending(pending);
-  // A silent attempt replaces this history entry: Back never lands on it again.
-  browser.go(url, request.prompt === 'none');
-}
-
 /**
  * Reads the authorization response from the page's URL and removes it, without a new history entry,
  * whether or not it answers a sign-in of ours. Only the redirect URI's own origin and path can be a
@@ -180,8 +158,8 @@ export interface SignInParts<C extends Claims> {
   signedIn(held: Held, user: C): void;
   /** The other tabs of the app, loaded after the first paint; none for a lone instance. */
   tabs(): Promise<Relay | undefined>;
-  /** The step-up's request and completeSignIn with its checks (stepup.ts), loaded after the first paint. */
-  stepUp(): Promise<Pick<Later, 'stepUpRequest' | 'completeStepUp'>>;
+  /** The authorization request, and the step-up's with completeSignIn's checks (stepup.ts), loaded after the first paint. */
+  later(): Promise<Pick<Later, 'authorizationRequest' | 'stepUpRequest' | 'completeStepUp'>>;
   /** Bind tokens to a key of this page (RFC 9449). */
   dpop: boolean;
 }
@@ -200,13 +178,17 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
     state.redirecting();
     try {
       // The page's listeners are on before it leaves: Back may bring it back from the back/forward cache.
-      const [, { stepUpRequest }] = await Promise.all([tabs(), parts.stepUp()]);
+      const [, { authorizationRequest, stepUpRequest }] = await Promise.all([tabs(), parts.later()]);
       // What a step-up added to the session, and for which API, stays asked for by this instance's later sign-ins.
       const scope = vault.scope();
       const apis = vault.held()?.added;
       const stepUp =
         stepUpRequest(scope, ask, server.resources, apis) ?? (scope === server.scope && !apis ? undefined : { scope, apis });
-      await beginSignIn(server, browser(), storage(), { returnTo, prompt, stepUp });
+      // The pending record is the only way back in.
+      const { url, pending } = await authorizationRequest(server, { returnTo, prompt, stepUp, now: browser().now() });
+      storage().savePending(pending);
+      // A silent attempt replaces this history entry: Back never lands on it again.
+      browser().go(url, prompt === 'none');
     } catch (err) {
       fail(
         toAuthErrorOrShow(err, (bug) => fail(bug, returnTo)),
@@ -240,7 +222,7 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
         return {};
       }
       const { stepUp } = pending;
-      const finish = stepUp ? (await parts.stepUp()).completeStepUp : completeSignIn;
+      const finish = stepUp ? (await parts.later()).completeStepUp : completeSignIn;
       const { tokens, user } = await finish<C>(server, vault.dpop(), callback, pending, b.now(), signal);
       // Signed out meanwhile: the sign-out decides what shows.
       if (signal.aborted) return {};
