@@ -10,6 +10,9 @@ import {
   type Auth,
   type AuthErrorCode,
   type AuthErrorDetails,
+  type AuthEvents,
+  type AuthEventType,
+  type AuthListener,
   type AuthOptions,
   type ReactiveStore,
   type Resource,
@@ -24,6 +27,7 @@ import {
   type StandardClaims,
   type StartOptions,
   type StartResult,
+  type SignOutReason,
 } from '@pkce-spa/auth';
 import { createTestAuth, TEST_TOKEN } from '@pkce-spa/auth/testing';
 import type { Claims } from './claims';
@@ -173,6 +177,7 @@ const codes: Record<AuthErrorCode, true> = {
   timeout: true,
   session_expired: true,
   insufficient_scope: true,
+  scope_not_allowed: true,
   insufficient_user_authentication: true,
   step_up_failed: true,
   interaction_required: true,
@@ -187,5 +192,28 @@ const codes: Record<AuthErrorCode, true> = {
 void codes;
 // @ts-expect-error not an error code of the library
 export const unknownCode: AuthErrorCode = 'token_leaked';
+// Events: each listener is typed by its type's payload, and the unsubscribe is a plain function.
+const reasons: Record<SignOutReason, number> = { user: 0, 'other-tab': 0, idle: 0, provider: 0 };
+const stop: () => void = auth.on('signed-out', ({ reason }) => reasons[reason]++);
+auth.on('renew-failed', ({ error }) => console.warn(error.code));
+auth.on('signed-in', ({ sub }: AuthEvents['signed-in']) => console.info(sub));
+const onExpired: AuthListener<'expired'> = ({ error }) => console.warn(error?.code);
+test.on('expired', onExpired);
+const everyType: Record<AuthEventType, true> = {
+  'signed-in': true,
+  renewed: true,
+  'renew-failed': true,
+  expired: true,
+  'signed-out': true,
+  offline: true,
+  online: true,
+  error: true,
+};
+void everyType;
+// @ts-expect-error not an event of the library
+auth.on('token', () => {});
+// @ts-expect-error no event carries a claim but `sub`
+auth.on('signed-in', ({ email }) => console.info(email));
+stop();
 test.destroy();
 auth.destroy();

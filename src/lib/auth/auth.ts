@@ -5,6 +5,7 @@
 import type { ApiOptions } from './apis';
 import { createCore } from './core';
 import { toAuthErrorOrShow } from './errors';
+import type { AuthEventType, AuthListener, SignOutReason } from './events';
 import type { Network } from './http';
 import { browserPort, type BrowserPort } from './port';
 import type { Claims, Server, StandardClaims } from './protocol';
@@ -106,7 +107,12 @@ export interface Auth<C extends Claims = StandardClaims> {
   readonly fetch: typeof fetch;
   /** A store of `url` loaded with the token, following a function URL. */
   resource<T = unknown>(url: ResourceUrl, options?: ResourceOptions<T>): Resource<T>;
-  /** Removes every listener, timer and channel this instance added. */
+  /**
+   * Calls `listener` with each event of `type` this instance emits (see `AuthEvents`), for telemetry and
+   * logs; returns the unsubscribe, which may be called more than once.
+   */
+  on<K extends AuthEventType>(type: K, listener: AuthListener<K>): () => void;
+  /** Removes every listener, timer and channel this instance added, `on` listeners included. */
   destroy(): void;
 }
 
@@ -174,7 +180,7 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     vault: core.vault,
     signedIn: core.signedIn,
     tabs: core.tabs,
-    stepUp: core.later,
+    later: core.later,
     dpop: !!options.dpop,
   });
 
@@ -212,12 +218,12 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
         (err) => (core.state.failed(toAuthErrorOrShow(err, core.state.failed)), none),
       );
 
-  /** `revoke` unless the tab that signed out shared this session's tokens, and revoked them once. */
-  function signOut(everywhere: boolean, revoke = true) {
+  /** `revoke` unless the tab that signed out shared this session's tokens, and revoked them once; `reason` goes to the event. */
+  function signOut(everywhere: boolean, revoke: boolean, reason: SignOutReason) {
     const b = browser();
     // Before the vault forgets the session: the message names it.
     if (everywhere) core.joined()?.signedOut();
-    const tokens = core.signOut();
+    const tokens = core.signOut(reason);
     storage().clearTab();
     storage().writeHint('signed-out');
     // The provider's part follows with its module: the sign-out has happened here already.
@@ -233,9 +239,10 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     // No window: a server, where start() never runs.
     settled: () => (typeof window == 'undefined' ? Promise.resolve(core.state.session.current) : core.settled()),
     signIn: whenReady(signIn.signIn, undefined),
-    signOut: () => signOut(true),
+    signOut: () => signOut(true, true, 'user'),
     fetch: core.fetch,
     resource: core.resource,
+    on: core.events.on,
     destroy: core.destroy,
   };
 }

@@ -77,9 +77,9 @@ describe('a session begins and ends', () => {
   it('signOut shows nobody and returns the tokens it held for revocation, once; nothing can use them afterwards', async () => {
     const { core, network, session } = setup();
     core.signedIn({ tokens: tokens(1), scope: 'openid' }, ALICE);
-    expect(core.signOut()).toEqual(tokens(1));
+    expect(core.signOut('user')).toEqual(tokens(1));
     expect(session()).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
-    expect(core.signOut()).toBeUndefined();
+    expect(core.signOut('user')).toBeUndefined();
     await expect(core.fetch(`${API}/x`)).rejects.toMatchObject({ code: 'unauthenticated' });
     expect(network).not.toHaveBeenCalled();
   });
@@ -92,9 +92,9 @@ describe('a session begins and ends', () => {
     await vi.advanceTimersByTimeAsync(10_000);
     expect(session()).toMatchObject({ status: 'expired', user: null, error: { code: 'session_expired' } });
     await expect(core.fetch(`${API}/x`)).rejects.toMatchObject({ code: 'unauthenticated' });
-    expect(core.signOut()).toEqual(held);
+    expect(core.signOut('user')).toEqual(held);
     expect(session().status).toBe('signed-out');
-    expect(core.signOut()).toBeUndefined();
+    expect(core.signOut('user')).toBeUndefined();
   });
 
   it("a new sign-in after an ended session: signOut returns the new session's tokens, never the ended one's", async () => {
@@ -103,8 +103,8 @@ describe('a session begins and ends', () => {
     now += 10_000;
     await vi.advanceTimersByTimeAsync(10_000);
     core.signedIn({ tokens: tokens(2), scope: 'openid' }, ALICE);
-    expect(core.signOut()?.accessToken).toBe('at-2');
-    expect(core.signOut()).toBeUndefined();
+    expect(core.signOut('user')?.accessToken).toBe('at-2');
+    expect(core.signOut('user')).toBeUndefined();
   });
 });
 
@@ -146,7 +146,7 @@ describe('resources', () => {
     expect(network).not.toHaveBeenCalled();
     core.signedIn({ tokens: tokens(1), scope: 'openid' }, ALICE);
     await vi.waitFor(() => expect(resource.current).toEqual({ status: 'ok', data: { sentWith: 'Bearer at-1' }, error: null }));
-    core.signOut();
+    core.signOut('user');
     expect(resource.current).toEqual({ status: 'unauthenticated', data: null, error: null });
     stop();
   });

@@ -4,6 +4,8 @@
 // everything that follows the first paint (later.ts) loads behind a single import().
 import type { Client } from 'oauth4webapi';
 import type { ApiOptions } from './apis';
+import { publicError } from './errors';
+import { createEvents, type SignOutReason } from './events';
 import type { Network } from './http';
 import type { Instance } from './later';
 import type { Claims } from './protocol';
@@ -43,7 +45,8 @@ export interface CoreParts<C extends Claims> {
 export type Later = typeof import('./later');
 
 export function createCore<C extends Claims>(parts: CoreParts<C>) {
-  const state = createSession<C>(parts.initial);
+  const events = createEvents();
+  const state = createSession<C>(events, parts.initial);
   let later: Promise<Later> | undefined;
   const load = () => (later ??= import('./later'));
   // The relay to the other tabs, and the page's events: loaded when the tab has settled, or by the first grant.
@@ -57,6 +60,7 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
     grant: connect && (async () => (await connect()).grant),
     renewed: (tokens) => state.renewed(tokens.expiresAt),
     ended: (error) => state.expired(error),
+    retrying: (error) => events.emit('renew-failed', { error: publicError(error) }),
   });
   /** A session begins here: signed in, a step-up's wider grant, or adopted from another tab. */
   function signedIn(held: Held, user: C) {
@@ -76,6 +80,8 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
   return {
     state,
     vault,
+    /** The instance's events: `on` for the app; `emit` for what no transition of the session tells (offline, online). */
+    events,
     /** The code that follows the first paint, loaded once. */
     later: load,
     /** The other tabs of the app, connected once; undefined without `tabs`. */
@@ -97,13 +103,14 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
     resource: <T>(url: ResourceUrl, options?: ResourceOptions<T>) => createResource<T>(state.session, fetch, url, options),
     signedIn,
     /** Forgets the session and returns the tokens it held, live or ended on its own, for revocation. */
-    signOut() {
+    signOut(reason: SignOutReason) {
       const had = vault.drop();
-      state.signedOut();
+      state.signedOut(reason);
       return had;
     },
-    /** Drops the session, its timers and requests, and closes the relay if it was connected. */
+    /** Drops the session, its timers, requests and listeners, and closes the relay if it was connected. */
     destroy() {
+      events.clear();
       vault.drop();
       if (joined) joined.destroy();
       else void relay?.then((connected) => connected.destroy());

@@ -14,6 +14,7 @@ export {
 export type { Prompt, SignInHints } from './hints';
 export { authContext, getAuth, setAuth } from './context';
 export { AuthError, stepUpFor, type AuthErrorCode, type AuthErrorDetails } from './errors';
+export type { AuthEvents, AuthEventType, AuthListener, SignOutReason } from './events';
 export type { StepUpOptions } from './scope';
 export type { StandardClaims } from './protocol';
 export type { Resource, ResourceOptions, ResourceState, ResourceStatus, ResourceUrl } from './resource.svelte';

@@ -7,6 +7,7 @@ import type { Network } from './http';
 import { connectTabs } from './later';
 import type { BrowserPort } from './port';
 import type { Server } from './protocol';
+import { createEvents } from './events';
 import { createSession } from './session';
 import { appNames, appStorage } from './storage';
 import { createVault, type Held } from './vault';
@@ -59,7 +60,7 @@ function setup() {
     timeoutMs: 1000,
     network,
   };
-  const state = createSession<typeof ALICE>();
+  const state = createSession<typeof ALICE>(createEvents());
   const vault = createVault({
     client: server.client,
     now: Date.now,
@@ -69,6 +70,7 @@ function setup() {
     grant: async () => tabs.grant,
     renewed: (tokens) => state.renewed(tokens.expiresAt),
     ended: (error) => state.expired(error),
+    retrying: () => {},
   });
   const signedIn = (held: Held, user: typeof ALICE) => {
     vault.hold(held);
@@ -147,16 +149,16 @@ describe('connectTabs', () => {
     expect(received.find((m) => m.type === 'granted')).toMatchObject({ to: from, tokens: { accessToken: 'at-notes' } });
   });
 
-  it("another tab's sign-out signs this tab out, here only, without revoking again; a page back from the cache after one revokes", async () => {
+  it("another tab's sign-out signs this tab out, here only, without revoking again; a page back from the cache after one revokes; both for `other-tab`", async () => {
     const { signOut, signIn, other } = setup();
     const id = await signIn();
     // Storage as another tab's sign-out leaves it: signed out on purpose.
     localStorage.setItem(NAMES.key('hint'), 'out');
     window.dispatchEvent(Object.assign(new Event('pageshow'), { persisted: true }));
-    expect(signOut).toHaveBeenLastCalledWith(false, true);
+    expect(signOut).toHaveBeenLastCalledWith(false, true, 'other-tab');
     other.postMessage({ app: NAMES.app, type: 'signed-out', id });
     await vi.waitFor(() => expect(signOut).toHaveBeenCalledTimes(2));
-    expect(signOut).toHaveBeenLastCalledWith(false, false);
+    expect(signOut).toHaveBeenLastCalledWith(false, false, 'other-tab');
   });
 
   it('destroy closes the channel, removes the page listeners and lets go of the lock: nothing acts afterwards', async () => {

@@ -1,7 +1,9 @@
 // What follows the first paint, behind the module's one lazy seam (core.ts): the tabs that share the
-// session and the page's events, auth.fetch, sign-out at the identity service, and the step-up's checks.
+// session and the page's events, auth.fetch, sign-out at the identity service, the authorization
+// request, and the step-up's checks.
 // Nothing here is on the sign-in path.
 import { isApiRequest, type ApiOptions } from './apis';
+import type { SignOutReason } from './events';
 import { listenPage } from './page';
 import type { BrowserPort } from './port';
 import { refreshTokens, type Claims, type Server } from './protocol';
@@ -28,7 +30,7 @@ export interface Instance<C extends Claims> {
   state: Session<C>;
   signedIn(held: Held, user: C): void;
   /** Signs this tab out, here only; `revoke` the tokens it holds unless another tab of the session revoked them. */
-  signOut(everywhere: false, revoke: boolean): void;
+  signOut(everywhere: false, revoke: boolean, reason: SignOutReason): void;
 }
 
 /** The relay to the app's other tabs over the real token endpoint, and the page's events. */
@@ -45,12 +47,18 @@ export function connectTabs<C extends Claims>(instance: Instance<C>): Relay {
     signedIn: instance.signedIn,
     endpoint: (current, params, signal) => refreshTokens(server, vault.dpop(), current, port.now(), signal, params),
     grantable: (params) => isApiRequest(instance.apis, params, vault.held()?.added),
-    signedOut: () => instance.signOut(false, false),
+    signedOut: () => instance.signOut(false, false, 'other-tab'),
     dpop: instance.dpop,
     timeoutMs: server.timeoutMs,
     now: port.now,
   });
-  const unlisten = listenPage({ port, vault, state, storage: instance.storage(), signOut: () => instance.signOut(false, true) });
+  const unlisten = listenPage({
+    port,
+    vault,
+    state,
+    storage: instance.storage(),
+    signOut: () => instance.signOut(false, true, 'other-tab'),
+  });
   return {
     ...relay,
     destroy() {

@@ -7,6 +7,7 @@ import { useAuthHarness } from '../../testing/auth-harness';
 import { NAMES } from '../../testing/fake-idp';
 import { listenPage } from './page';
 import type { TokenSet } from './protocol';
+import { createEvents } from './events';
 import { createSession } from './session';
 import type { Hint } from './storage';
 import { createVault } from './vault';
@@ -34,13 +35,14 @@ function page() {
 
 /** A page of a signed-in session whose tokens expire in a minute, with no refresh token; `hint` as storage has it. */
 function setup(hint: Hint) {
-  const state = createSession<typeof ALICE>();
+  const state = createSession<typeof ALICE>(createEvents());
   const vault = createVault({
     client: { client_id: 'spa' },
     now: () => now,
     scope: 'openid',
     renewed: (tokens) => state.renewed(tokens.expiresAt),
     ended: (error) => state.expired(error),
+    retrying: () => {},
   });
   const tokens: TokenSet = { accessToken: 'at-1', expiresAt: now + 60_000, subject: ALICE.sub };
   vault.hold({ tokens, scope: 'openid' });

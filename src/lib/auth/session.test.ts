@@ -9,6 +9,7 @@ import { useAuthHarness } from '../../testing/auth-harness';
 import type { Auth } from './auth';
 import { authContext } from './context';
 import { AuthError } from './errors';
+import { createEvents } from './events';
 import { createSession, reactiveStore, sessionState, type SessionState } from './session';
 import SignedInAs from './__fixtures__/SignedInAs.svelte';
 
@@ -72,7 +73,7 @@ describe('reactiveStore', () => {
 
 describe('the transitions', () => {
   it('a new session is loading, or starts as it is given', () => {
-    expect(createSession().session.current).toEqual({
+    expect(createSession(createEvents()).session.current).toEqual({
       status: 'loading',
       user: null,
       expiresAt: null,
@@ -80,11 +81,11 @@ describe('the transitions', () => {
       known: false,
     });
     const initial = sessionState('expired', { code: 'session_expired' });
-    expect(createSession(initial).session.current).toBe(initial);
+    expect(createSession(createEvents(), initial).session.current).toBe(initial);
   });
 
   it('signedIn shows the person and the expiry; renewed moves only the expiry; signedOut shows nobody', () => {
-    const state = createSession<typeof ALICE>();
+    const state = createSession<typeof ALICE>(createEvents());
     state.signedIn(ALICE, 1000);
     expect(state.session.current).toEqual({ status: 'signed-in', user: ALICE, expiresAt: 1000, error: null, known: true });
     state.renewed(2000);
@@ -94,7 +95,7 @@ describe('the transitions', () => {
   });
 
   it('failed shows nobody and the error as plain fields, without its cause, with where a new attempt returns', () => {
-    const state = createSession<typeof ALICE>();
+    const state = createSession<typeof ALICE>(createEvents());
     state.signedIn(ALICE, 1000);
     const cause = new Error('the original, with server text');
     state.failed(new AuthError('cancelled', { oauthError: 'access_denied' }, cause), '/orders');
@@ -110,7 +111,7 @@ describe('the transitions', () => {
   });
 
   it("expired shows nobody and session_expired, keeping the failure's details", () => {
-    const state = createSession<typeof ALICE>();
+    const state = createSession<typeof ALICE>(createEvents());
     state.signedIn(ALICE, 1000);
     state.expired(new AuthError('invalid_grant', { oauthError: 'invalid_grant', status: 400 }), '/notes');
     expect(state.session.current).toEqual({
@@ -125,14 +126,14 @@ describe('the transitions', () => {
   });
 
   it('notice shows nobody, signed out, with a notice that is no failure', () => {
-    const state = createSession<typeof ALICE>();
+    const state = createSession<typeof ALICE>(createEvents());
     state.signedIn(ALICE, 1000);
     state.notice('unknown_transaction');
     expect(state.session.current).toEqual({ ...SIGNED_OUT, error: { code: 'unknown_transaction' } });
   });
 
   it('redirecting, then abandoned (Back from the identity service): what showed before comes back', () => {
-    const state = createSession<typeof ALICE>();
+    const state = createSession<typeof ALICE>(createEvents());
     state.signedIn(ALICE, 1000);
     const before = state.session.current;
     state.redirecting();
@@ -142,7 +143,7 @@ describe('the transitions', () => {
   });
 
   it('redirectAbandoned changes nothing unless a redirect is showing', () => {
-    const state = createSession<typeof ALICE>();
+    const state = createSession<typeof ALICE>(createEvents());
     state.redirecting();
     state.signedIn(ALICE, 1000);
     const current = state.session.current;
@@ -151,7 +152,7 @@ describe('the transitions', () => {
   });
 
   it('every transition reaches the store and the views that read current', async () => {
-    const state = createSession<typeof ALICE>();
+    const state = createSession<typeof ALICE>(createEvents());
     const seen: string[] = [];
     const stop = state.session.subscribe((s) => seen.push(s.status));
     show(state.session);

@@ -2,7 +2,8 @@
 // Its transitions are the only ways the state changes.
 import type { Readable } from 'svelte/store';
 import { createSubscriber } from 'svelte/reactivity';
-import type { AuthError, AuthErrorCode, AuthErrorDetails } from './errors';
+import { publicError, type AuthError, type AuthErrorCode, type AuthErrorDetails } from './errors';
+import type { Events, SignOutReason } from './events';
 import type { Claims, StandardClaims } from './protocol';
 
 export type SessionStatus = 'loading' | 'signed-out' | 'redirecting' | 'signed-in' | 'expired' | 'error';
@@ -76,15 +77,22 @@ export const sessionState = <C extends Claims>(
   known = false,
 ): SessionState<C> => ({ status, user: null, expiresAt: null, error, known });
 
-/** The session's transitions: the only ways its state changes. */
-export function createSession<C extends Claims>(initial: SessionState<C> = sessionState('loading')) {
+/** The session's transitions: the only ways its state changes, and what emits the session's events. */
+export function createSession<C extends Claims>(
+  { emit }: Pick<Events, 'emit'>,
+  initial: SessionState<C> = sessionState('loading'),
+) {
   const { set, update, readable } = reactiveStore(initial);
   // What showed before a redirect began: Back from the identity service may bring this page back from
   // the back/forward cache, where it must not stay "redirecting" for ever.
   let beforeRedirect = initial;
   return {
     session: readable,
-    signedOut: () => set(sessionState('signed-out')),
+    /** Signed out; `reason` when a session ended here, none when a page load settles without one. */
+    signedOut(reason?: SignOutReason) {
+      set(sessionState('signed-out'));
+      if (reason) emit('signed-out', { reason });
+    },
     /** The person stays known while the page leaves (a step-up), and as the page comes back. */
     redirecting: () => {
       beforeRedirect = readable.current;
@@ -92,17 +100,27 @@ export function createSession<C extends Claims>(initial: SessionState<C> = sessi
     },
     /** The page came back without the redirect having happened. */
     redirectAbandoned: () => readable.current.status === 'redirecting' && set(beforeRedirect),
-    signedIn: (user: C, expiresAt: number) => set({ status: 'signed-in', user, expiresAt, error: null, known: true }),
-    renewed: (expiresAt: number) => update((s) => ({ ...s, expiresAt })),
+    signedIn(user: C, expiresAt: number) {
+      set({ status: 'signed-in', user, expiresAt, error: null, known: true });
+      emit('signed-in', { sub: user.sub });
+    },
+    renewed(expiresAt: number) {
+      update((s) => ({ ...s, expiresAt }));
+      emit('renewed', { expiresAt });
+    },
     /**
      * Signed out, with an error that offers a new attempt returning to `returnTo`. A known person stays
      * known; `had`: this browser had a session the person did not end (a page load knows no one yet).
      */
-    failed: (err: AuthError, returnTo?: string, had = false) =>
-      set(sessionState('error', { ...err.toJSON(), returnTo }, had || readable.current.known)),
+    failed(err: AuthError, returnTo?: string, had = false) {
+      set(sessionState('error', { ...err.toJSON(), returnTo }, had || readable.current.known));
+      emit('error', { error: publicError(err) });
+    },
     /** The session ended on its own; a new sign-in returns to `returnTo`. Its person stays known. */
-    expired: (err?: AuthError, returnTo?: string) =>
-      set(sessionState('expired', { ...err?.toJSON(), code: 'session_expired', returnTo }, true)),
+    expired(err?: AuthError, returnTo?: string) {
+      set(sessionState('expired', { ...err?.toJSON(), code: 'session_expired', returnTo }, true));
+      emit('expired', { error: err && publicError(err) });
+    },
     /** Signed out with a notice that is not a failure of the sign-in (a stale link). */
     notice: (code: AuthErrorCode) => set({ ...sessionState<C>('signed-out'), error: { code } }),
   };

@@ -28,6 +28,7 @@ import {
 } from '../../testing/fake-idp';
 import { AuthError } from './errors';
 import type { StandardClaims } from './protocol';
+import { createEvents } from './events';
 import { createSession } from './session';
 import { safeReturnTo, takeCallbackResponse, takeSignOutReturn } from './signin';
 
@@ -781,7 +782,7 @@ describe('whether a person is known (the header offers sign-out exactly then)', 
   });
 
   it("the transitions themselves: a redirect and its abandonment keep whoever was known, a failure adds the browser's session", () => {
-    const { session, ...to } = createSession<StandardClaims>();
+    const { session, ...to } = createSession<StandardClaims>(createEvents());
     const known = () => session.current.known;
     to.signedIn({ sub: 'alice' }, 1);
     to.redirecting();

@@ -163,7 +163,7 @@ export interface SignInParts<C extends Claims> {
   /** The other tabs of the app, loaded after the first paint; none for a lone instance. */
   tabs(): Promise<Relay | undefined>;
   /** The request (authorize.ts), the step-up's and completeSignIn with its checks (stepup.ts), loaded after the first paint. */
-  stepUp(): Promise<Pick<Later, 'beginSignIn' | 'stepUpRequest' | 'completeStepUp'>>;
+  later(): Promise<Pick<Later, 'beginSignIn' | 'stepUpRequest' | 'completeStepUp'>>;
   /** Bind tokens to a key of this page (RFC 9449). */
   dpop: boolean;
 }
@@ -182,7 +182,7 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
     state.redirecting();
     try {
       // The page's listeners are on before it leaves: Back may bring it back from the back/forward cache.
-      const [, { stepUpRequest, beginSignIn }] = await Promise.all([tabs(), parts.stepUp()]);
+      const [, { stepUpRequest, beginSignIn }] = await Promise.all([tabs(), parts.later()]);
       // What a step-up added to the session, and for which API, stays asked for by this instance's later sign-ins.
       const scope = vault.scope();
       const apis = vault.held()?.added;
@@ -222,7 +222,7 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
         return {};
       }
       const { stepUp } = pending;
-      const finish = stepUp ? (await parts.stepUp()).completeStepUp : completeSignIn;
+      const finish = stepUp ? (await parts.later()).completeStepUp : completeSignIn;
       const { tokens, user } = await finish<C>(server, vault.dpop(), callback, pending, b.now(), signal);
       // Signed out meanwhile: the sign-out decides what shows.
       if (signal.aborted) return {};
@@ -239,15 +239,16 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
         fail(err, pending?.returnTo);
         return {};
       }
+      // The provider no longer has the person's session: this browser's ends too.
       storage().forgetHint();
-      state.signedOut();
+      state.signedOut('provider');
       return { returnTo: pending.returnTo };
     }
   }
 
   /** The provider's sign-out coming back: only the `state` this tab sent confirms it (once). */
   function signOutReturned(sent: string | null) {
-    if (storage().takeSignOut(sent)) state.signedOut();
+    if (storage().takeSignOut(sent)) state.signedOut('provider');
     else state.notice('unknown_signout');
   }
 

@@ -116,9 +116,10 @@ export function createTestAuth<C extends Claims = StandardClaims>({
       }
       return signIn();
     },
-    signOut: () => void core.signOut(),
+    signOut: () => void core.signOut('user'),
     fetch: core.fetch,
     resource: core.resource,
+    on: core.events.on,
     destroy: core.destroy,
   };
 }

@@ -35,6 +35,7 @@ function setup(grant?: Grant, more: Partial<VaultParts> = {}) {
     grant: endpoint && (async () => endpoint),
     renewed: vi.fn(),
     ended: vi.fn(),
+    retrying: vi.fn(),
     ...more,
   };
   const vault = createVault(parts);

@@ -58,6 +58,8 @@ export interface VaultParts {
   renewed(tokens: TokenSet): void;
   /** The session ended without a sign-out; `error` is the grant's failure when one ended it. */
   ended(error?: AuthError): void;
+  /** A renewal failed for now (the network, a timeout): the session goes on, and the renewal is tried again. */
+  retrying(error: AuthError): void;
 }
 
 /** setTimeout fires at once for delays above 2^31-1 ms. */
@@ -192,8 +194,11 @@ export function createVault(parts: VaultParts) {
     } catch (err) {
       if (signal.aborted) return false;
       const retryAt = now() + RETRY_MS;
-      if (classify(err) === 'transient' && !rejected && retryAt < current.expiresAt) schedule(retryAt);
-      else end(toAuthError(err));
+      const error = toAuthError(err);
+      if (classify(error) === 'transient' && !rejected && retryAt < current.expiresAt) {
+        schedule(retryAt);
+        parts.retrying(error);
+      } else end(error);
       return false;
     }
   }
