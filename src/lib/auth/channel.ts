@@ -1,9 +1,9 @@
 // The messages the app's tabs send each other over the channel (tabs.ts), and their checks: every
 // message is input from another page of the origin, validated for its app, shape, ids and sizes before
 // anything of it is used; keys are accepted only non-extractable, and only when tokens are DPoP-bound.
-import type { AuthErrorCode } from './errors';
+import { toAuthError, type AuthErrorCode } from './errors';
 import { toClaims, type Claims, type ResourceParams, type TokenSet } from './protocol';
-import type { Held } from './vault';
+import { classify, type Held } from './vault';
 
 /** A session as one tab offers it to another: the vault's, with the person and the session's id on the channel. */
 export interface Shared<C extends Claims> extends Held {
@@ -23,6 +23,15 @@ export type Body<C extends Claims> =
   | { type: 'rotated'; id: string; sub: string; refreshToken: string }
   | { type: 'ended'; id: string }
   | { type: 'signed-out'; id: string };
+
+/** A grant's failure as the code a `granted` message carries: the asking tab classifies it as the granting tab would (vault.ts). */
+export function failureCode(err: unknown): AuthErrorCode {
+  try {
+    return classify(err) === 'interaction' ? 'interaction_required' : toAuthError(err).code;
+  } catch {
+    return 'invalid_response';
+  }
+}
 
 /** Every message names its app (storage.ts `appNames`): another app's tabs on the origin never act on it. */
 export type Message<C extends Claims> = Body<C> & { app: string };
