@@ -5,13 +5,15 @@
 import type { ApiOptions } from './apis';
 import { createCore } from './core';
 import type { Network } from './http';
+import type { IdleOptions, IdleState } from './idle';
 import { browserPort, type BrowserPort } from './port';
 import type { Claims, Server, StandardClaims } from './protocol';
 import type { Resource, ResourceOptions, ResourceUrl } from './resource.svelte';
-import type { ReactiveStore, SessionState } from './session';
+import { reactiveStore, type ReactiveStore, type SessionState } from './session';
 import { createSignIn, type SignInOptions, type StartOptions, type StartResult } from './signin';
 import { appNames, appStorage, type AppStorage } from './storage';
 
+export type { IdleOptions, IdleState } from './idle';
 export type { SignInOptions, StartOptions, StartResult } from './signin';
 export { safeReturnTo } from './signin';
 
@@ -70,6 +72,12 @@ export interface AuthOptions {
    * the sign-out (or shows `unknown_signout`) and removes `state` from the URL.
    */
   postLogoutRedirectUri?: string;
+  /**
+   * Sign out after `timeoutMs` without input (pointer, keys, wheel, touch, scroll) in any tab of the
+   * session, as a sign-out does (revocation included), with the notice `idle_timeout`; `warnMs` before,
+   * `auth.idle` counts down. Whole milliseconds, 0 < warnMs < timeoutMs ≤ 24 h, else a TypeError. Default off.
+   */
+  idle?: IdleOptions;
 }
 
 export interface Auth<C extends Claims = StandardClaims> {
@@ -88,6 +96,10 @@ export interface Auth<C extends Claims = StandardClaims> {
   signIn(options?: SignInOptions): Promise<void>;
   /** Forgets the tokens here and in every other tab, revokes them, and ends the provider's session when it can. */
   signOut(): void;
+  /** The idle sign-out's countdown: `{ warning: true, remainingMs }` from `idle.warnMs` before it, else `{ warning: false }`. */
+  readonly idle: ReactiveStore<IdleState>;
+  /** The person is here (a "Stay signed in" button): the idle sign-out starts over in every tab. */
+  stayActive(): void;
   /** `fetch` with the access token, for allowed origins only. */
   readonly fetch: typeof fetch;
   /** A store of `url` loaded with the token, following a function URL. */
@@ -124,12 +136,19 @@ function serverOf(options: AuthOptions, network: Network): Server {
   });
 }
 
+/** Whole milliseconds, 0 < warnMs < timeoutMs, at most a day: longer is not being idle but leaving. */
+const validIdle = ({ timeoutMs, warnMs }: IdleOptions) =>
+  Number.isInteger(warnMs) && warnMs > 0 && warnMs < timeoutMs && Number.isInteger(timeoutMs) && timeoutMs <= 864e5;
+
 /** createAuth over the browser and network given: tests pass fakes instead of stubbing globals. */
 export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: makeBrowser, network }: Collaborators): Auth<C> {
+  if (options.idle && !validIdle(options.idle))
+    throw new TypeError('createAuth: idle wants whole ms, 0 < warnMs < timeoutMs <= 24 h');
   const server = serverOf(options, network);
   const names = appNames(options.server.issuer, options.clientId);
   let port: BrowserPort | undefined;
   let records: AppStorage | undefined;
+  const idle = reactiveStore<IdleState>({ warning: false });
   const browser = () => (port ??= makeBrowser());
   const storage = () => (records ??= appStorage(browser(), names));
   const core = createCore<C>({
@@ -144,7 +163,17 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     now: () => browser().now(),
     maxBytes: options.maxResponseBytes,
     // The other tabs and the page's events, loaded when this tab has settled: a sign-in never waits for them.
-    tabs: { port: browser, names, storage, server, apis: Object.values(options.apis ?? {}), dpop: !!options.dpop, signOut },
+    tabs: {
+      port: browser,
+      names,
+      storage,
+      server,
+      apis: Object.values(options.apis ?? {}),
+      dpop: !!options.dpop,
+      signOut,
+      idle: options.idle,
+      showIdle: idle.set,
+    },
   });
   const signIn = createSignIn<C>({
     server,
@@ -180,6 +209,8 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     settled: () => (typeof window == 'undefined' ? Promise.resolve(core.state.session.current) : core.settled()),
     signIn: signIn.signIn,
     signOut: () => signOut(true),
+    idle: idle.readable,
+    stayActive: () => core.joined()?.stayActive(),
     fetch: core.fetch,
     resource: core.resource,
     destroy: core.destroy,

@@ -22,7 +22,11 @@ export type Body<C extends Claims> =
   | { type: 'granted'; id: string; to: string; sub: string; tokens?: TokenSet; error?: AuthErrorCode }
   | { type: 'rotated'; id: string; sub: string; refreshToken: string }
   | { type: 'ended'; id: string }
-  | { type: 'signed-out'; id: string };
+  | { type: 'signed-out'; id: string }
+  /** The person used a tab of the session at `at` (epoch ms): the idle deadline moves for every tab (idle.ts). */
+  | { type: 'active'; id: string; at: number }
+  /** The session ended for idleness; `revoked`: the sending tab revoked its tokens, so no other tab does. */
+  | { type: 'idle'; id: string; revoked: boolean };
 
 /** A grant's failure as the code a `granted` message carries: the asking tab classifies it as the granting tab would (vault.ts). */
 export function failureCode(err: unknown): AuthErrorCode {
@@ -51,6 +55,8 @@ const MAX_USER_CHARS = 64 * 1024;
 const MAX_APIS = 64;
 /** No token lives longer (protocol.ts caps `expires_in` at a day): a later expiry is a lie. */
 const MAX_LIFETIME_MS = 24 * 60 * 60 * 1000;
+/** Tabs share one clock; an activity time later than this past "now" is forged and would postpone the idle sign-out. */
+const MAX_SKEW_MS = 2000;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const isText = (value: unknown, max: number) =>
@@ -151,6 +157,10 @@ export function parseMessage<C extends Claims>(data: unknown, expected: Expected
       case 'ended':
       case 'signed-out':
         return isId(data.id);
+      case 'active':
+        return isId(data.id) && Number.isFinite(data.at) && (data.at as number) >= 0 && (data.at as number) <= now + MAX_SKEW_MS;
+      case 'idle':
+        return isId(data.id) && typeof data.revoked === 'boolean';
       default:
         return false;
     }

@@ -44,7 +44,9 @@ export type AuthErrorCode =
   /** A resource answered with an HTTP error status. */
   | 'http_error'
   /** The request was aborted because the person signed out or navigated on. */
-  | 'aborted';
+  | 'aborted'
+  /** A notice, not a failure: signed out after `idle.timeoutMs` without activity in any tab. */
+  | 'idle_timeout';
 
 export interface AuthErrorDetails {
   /** OAuth `error` value from a server, bounded: render it as text. */

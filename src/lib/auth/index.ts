@@ -1,6 +1,15 @@
 // The public API of the auth module: everything a view needs, and no way to reach a token.
 export type { ApiOptions } from './apis';
-export { createAuth, type Auth, type AuthOptions, type SignInOptions, type StartOptions, type StartResult } from './auth';
+export {
+  createAuth,
+  type Auth,
+  type AuthOptions,
+  type IdleOptions,
+  type IdleState,
+  type SignInOptions,
+  type StartOptions,
+  type StartResult,
+} from './auth';
 export { authContext, getAuth, setAuth } from './context';
 export { AuthError, stepUpFor, type AuthErrorCode, type AuthErrorDetails } from './errors';
 export type { StepUpOptions } from './scope';

@@ -86,6 +86,7 @@ function setup() {
     state,
     signedIn,
     signOut,
+    showIdle: vi.fn(),
   });
   cleanup.push(() => {
     tabs.destroy();

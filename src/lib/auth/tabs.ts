@@ -278,6 +278,8 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
       if (id) post({ type: 'signed-out', id });
       leave();
     },
+    /** The session this tab has joined on the channel, and whether it leads it (makes the grants); none when it holds no session. */
+    member: () => ({ id, leading }),
     destroy() {
       channel?.removeEventListener('message', onMessage);
       for (const waiter of [...waiting.values()]) waiter.settle(undefined, new AuthError('aborted'));

@@ -2,10 +2,10 @@
 // that use auth. It runs production's session policy (core.ts): the same error conversion, challenges
 // and transitions; only where requests go (`handler`) and how the session begins differ.
 // Never imported by the app, so never in the production bundle.
-import type { Auth, SignInOptions } from './auth';
+import type { Auth, IdleState, SignInOptions } from './auth';
 import { createCore } from './core';
 import type { Claims, StandardClaims } from './protocol';
-import { sessionState, type SessionState, type SessionStatus } from './session';
+import { reactiveStore, sessionState, type SessionState, type SessionStatus } from './session';
 import { stepUpRequest } from './stepup';
 
 export interface TestAuthOptions<C extends Claims = StandardClaims> {
@@ -30,6 +30,8 @@ export interface TestAuthOptions<C extends Claims = StandardClaims> {
    * AuthErrors and their fields.
    */
   handler?: (request: Request) => Response | Promise<Response>;
+  /** What `auth.idle` shows, e.g. `{ warning: true, remainingMs: 30_000 }`; `stayActive()` ends a warning. Default none. */
+  idle?: IdleState;
 }
 
 export const TEST_TOKEN = 'test-access-token';
@@ -68,7 +70,9 @@ export function createTestAuth<C extends Claims = StandardClaims>({
   apiOrigins = [],
   stepUpScopes,
   handler = () => new Response(null, { status: 404 }),
+  idle = { warning: false },
 }: TestAuthOptions<C> = {}): Auth<C> {
+  const idleState = reactiveStore<IdleState>(idle);
   const profile = { sub: 'test-user', ...user } as C;
   const start = status ?? (user ? 'signed-in' : 'signed-out');
   const core = createCore<C>({
@@ -102,6 +106,8 @@ export function createTestAuth<C extends Claims = StandardClaims>({
       return signIn();
     },
     signOut: () => void core.signOut(),
+    idle: idleState.readable,
+    stayActive: () => idleState.set({ warning: false }),
     fetch: core.fetch,
     resource: core.resource,
     destroy: core.destroy,
