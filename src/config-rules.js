@@ -275,12 +275,13 @@ export function parseConfig(raw, appUrl) {
   // As listed, normalised; tokenOrigins() adds those of apis wherever the allow-list is needed.
   const apiOrigins = [...new Set(read('apiOrigins', Array.isArray, []).map((entry) => bareOrigin('apiOrigins', entry)))];
   const timeoutMs = read('idleTimeoutMs', isIdleMs, undefined);
-  // Both or neither, and the warning comes before the sign-out.
-  const warnMs = read(
-    'idleWarnMs',
-    (value) => isIdleMs(value) && (value === undefined ? timeoutMs === undefined : value < (timeoutMs ?? 0)),
-    undefined,
-  );
+  /**
+   * Both or neither, and the warning comes before the sign-out.
+   * @param {unknown} value
+   * @returns {value is number | undefined}
+   */
+  const isIdleWarnMs = (value) => isIdleMs(value) && (value === undefined ? timeoutMs === undefined : value < (timeoutMs ?? 0));
+  const warnMs = read('idleWarnMs', isIdleWarnMs, undefined);
   const apiUrl = optionalUrl('apiUrl');
   // The page calls it with the token: on userinfo's origin or another that may receive it.
   if (apiUrl && ![new URL(authUrl).origin, ...tokenOrigins({ apiOrigins, apis })].includes(new URL(apiUrl).origin)) {
@@ -302,7 +303,7 @@ export function parseConfig(raw, appUrl) {
     endSessionUrl: optionalUrl('endSessionUrl'),
     revocationUrl: optionalUrl('revocationUrl'),
     dpop: read('dpop', isBoolean, false),
-    idle: timeoutMs && { timeoutMs, warnMs: /** @type {number} */ (warnMs) },
+    idle: timeoutMs ? { timeoutMs, warnMs: /** @type {number} */ (warnMs) } : undefined,
   };
 }
 

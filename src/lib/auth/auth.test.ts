@@ -156,6 +156,19 @@ describe('the idle option', () => {
     expect(() => createAuth({ ...options, idle: idle as { timeoutMs: number; warnMs: number } })).toThrow(TypeError);
   });
 
+  it("an instance with idle: stayActive() tells the session's other tabs once it has joined them", async () => {
+    const tab = await h.signIn({ config: { ...h.config, idle: { timeoutMs: 600_000, warnMs: 60_000 } } });
+    const posted = () => FakeBroadcastChannel.posted.map(({ data }) => data as { type: string; id?: string });
+    await vi.waitFor(() => expect(posted().map((m) => m.type)).toContain('offer'));
+    tab.auth.stayActive();
+    expect(
+      posted()
+        .filter((m) => m.type === 'active')
+        .at(-1),
+    ).toMatchObject({ type: 'active', at: expect.any(Number) });
+    expect(tab.auth.idle.current).toEqual({ warning: false });
+  });
+
   it('takes whole milliseconds with the warning before the end, up to a day', () => {
     expect(createAuth({ ...options, idle: { timeoutMs: 86_400_000, warnMs: 1 } }).idle.current).toEqual({ warning: false });
   });
