@@ -22,6 +22,8 @@
  * @property {string} [endSessionUrl] RP-Initiated Logout endpoint: sign-out also ends the provider's session.
  * @property {string} [revocationUrl] RFC 7009 endpoint: sign-out also revokes the refresh token.
  * @property {boolean} dpop Bind tokens to this page's key (RFC 9449).
+ * @property {{ timeoutMs: number, warnMs: number }} [idle] Idle sign-out, from `idleTimeoutMs` and `idleWarnMs`
+ *   (both or neither): whole milliseconds, 0 < idleWarnMs < idleTimeoutMs <= 24 h.
  */
 
 /**
@@ -213,6 +215,14 @@ const isTimeout = (value) =>
   Number.isInteger(value) && /** @type {number} */ (value) >= 100 && /** @type {number} */ (value) <= 120_000;
 
 /**
+ * Whole milliseconds of the idle sign-out: at most a day, as a longer one is no sign-out for being idle.
+ * @param {unknown} value
+ * @returns {value is number | undefined}
+ */
+const isIdleMs = (value) =>
+  value === undefined || (Number.isInteger(value) && /** @type {number} */ (value) > 0 && /** @type {number} */ (value) <= 864e5);
+
+/**
  * Validates a parsed config.json and fills in the defaults; the first problem is a ConfigError.
  * `appUrl` is the page's own URL: without a configured redirectUri, the page itself (origin and
  * path) is the redirect URI. Outside the browser (scripts/check-config.js) there is no page, and a
@@ -264,6 +274,14 @@ export function parseConfig(raw, appUrl) {
   const stepUpScopes = read('stepUpScopes', optionalList, undefined);
   // As listed, normalised; tokenOrigins() adds those of apis wherever the allow-list is needed.
   const apiOrigins = [...new Set(read('apiOrigins', Array.isArray, []).map((entry) => bareOrigin('apiOrigins', entry)))];
+  const timeoutMs = read('idleTimeoutMs', isIdleMs, undefined);
+  /**
+   * Both or neither, and the warning comes before the sign-out.
+   * @param {unknown} value
+   * @returns {value is number | undefined}
+   */
+  const isIdleWarnMs = (value) => isIdleMs(value) && (value === undefined ? timeoutMs === undefined : value < (timeoutMs ?? 0));
+  const warnMs = read('idleWarnMs', isIdleWarnMs, undefined);
   const apiUrl = optionalUrl('apiUrl');
   // The page calls it with the token: on userinfo's origin or another that may receive it.
   if (apiUrl && ![new URL(authUrl).origin, ...tokenOrigins({ apiOrigins, apis })].includes(new URL(apiUrl).origin)) {
@@ -285,6 +303,7 @@ export function parseConfig(raw, appUrl) {
     endSessionUrl: optionalUrl('endSessionUrl'),
     revocationUrl: optionalUrl('revocationUrl'),
     dpop: read('dpop', isBoolean, false),
+    idle: timeoutMs ? { timeoutMs, warnMs: /** @type {number} */ (warnMs) } : undefined,
   };
 }
 

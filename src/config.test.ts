@@ -77,6 +77,18 @@ describe('defaults', () => {
     });
   });
 
+  it('idleTimeoutMs and idleWarnMs become the idle option, whole milliseconds up to a day', () => {
+    expect(parseConfig({ ...VALID, idleTimeoutMs: 86_400_000, idleWarnMs: 1 }, APP).idle).toEqual({
+      timeoutMs: 86_400_000,
+      warnMs: 1,
+    });
+    expect(parseConfig(VALID, APP).idle).toBeUndefined();
+  });
+
+  it.each([{ idleTimeoutMs: 600_000 }, { idleWarnMs: 60_000 }])('idle keys come both or neither: %j names idleWarnMs', (idle) => {
+    expect(verdict({ ...VALID, ...idle })).toBe('idleWarnMs');
+  });
+
   it('apiOrigins are kept as listed, each once', () => {
     const config = parseConfig(
       { ...VALID, apiOrigins: ['https://api.example.com', 'https://auth.example.com', 'https://api.example.com/'] },
@@ -175,8 +187,20 @@ describe('malformed values name their key', () => {
     ['dpop', 'true'],
     ['dpop', 1],
     ['dpop', null],
+    ['idleTimeoutMs', 0],
+    ['idleTimeoutMs', -600_000],
+    ['idleTimeoutMs', 86_400_001],
+    ['idleTimeoutMs', 600_000.5],
+    ['idleTimeoutMs', '600000'],
+    ['idleWarnMs', 0],
+    ['idleWarnMs', -60_000],
+    ['idleWarnMs', 600_000],
+    ['idleWarnMs', 900_000],
+    ['idleWarnMs', 60_000.5],
+    ['idleWarnMs', null],
   ])('%s = %j', (key, value) => {
-    const raw = { ...VALID, apiOrigins: ['https://api.example.com'], [key]: value };
+    const idle = { idleTimeoutMs: 600_000, idleWarnMs: 60_000 };
+    const raw = { ...VALID, apiOrigins: ['https://api.example.com'], ...idle, [key]: value };
     expect(verdict(raw)).toBe(key);
   });
 });

@@ -1,7 +1,7 @@
 // main.ts: the app starts from config.json, or shows which setting of it is wrong.
 import '@testing-library/svelte/vitest';
 import { screen } from '@testing-library/svelte';
-import { beforeEach, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { appNames, appStorage } from './lib/auth/storage';
 import { APP_URL, json, setPageUrl } from './testing/fake-idp';
 
@@ -65,4 +65,25 @@ it('with a config.json that lacks a setting: the configuration error page names 
   expect(await screen.findByRole('heading', { name: 'This app is not configured correctly' })).toBeTruthy();
   expect(document.querySelector('[data-config-key]')?.textContent).toBe('clientId');
   expect(screen.queryByRole('navigation')).toBeNull();
+});
+
+describe('the idle warning', () => {
+  // A stand-in that shows it was mounted: the real dialog renders nothing until a warning.
+  beforeEach(() => {
+    vi.doMock('./components/IdleDialog.svelte', async () => ({ default: (await import('./routes/NotFound.svelte')).default }));
+    return () => vi.doUnmock('./components/IdleDialog.svelte');
+  });
+
+  it('is mounted beside the app when config.json sets idleTimeoutMs', async () => {
+    await boot({ ...CONFIG, idleTimeoutMs: 600_000, idleWarnMs: 60_000 });
+    expect(await screen.findByRole('heading', { name: 'Welcome' })).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'Page not found' })).toBeTruthy();
+  });
+
+  it('is not loaded without it', async () => {
+    await boot(CONFIG);
+    expect(await screen.findByRole('heading', { name: 'Welcome' })).toBeTruthy();
+    await vi.dynamicImportSettled();
+    expect(screen.queryByRole('heading', { name: 'Page not found' })).toBeNull();
+  });
 });

@@ -27,6 +27,9 @@ async function run() {
       Object.assign(document.createElement('link'), { rel: 'preconnect', href: config.authUrl, crossOrigin: '' }),
     );
     mount(App, { target, props: { auth, config } });
+    // The idle warning is a root of its own, loaded only where the idle sign-out is configured.
+    if (config.idle)
+      void import('./components/IdleDialog.svelte').then((dialog) => mount(dialog.default, { target, props: { auth } }));
     // After a callback, the app shows the page the sign-in was for: only a page of its own.
     const { returnTo } = await started;
     if (returnTo !== undefined) await replace(appRoute(returnTo) ?? '/');

@@ -53,6 +53,16 @@ describe('describeError', () => {
     expect(describeError(code).hint).toMatch(/^Nothing was sent\./);
   });
 
+  it.each([
+    [600_000, 'You were signed out after 10 minutes without activity.'],
+    [60_000, 'You were signed out after 1 minute without activity.'],
+    [6_000, 'You were signed out after 6 seconds without activity.'],
+    [1_000, 'You were signed out after 1 second without activity.'],
+    [undefined, 'You were signed out after some time without activity.'],
+  ])('the idle notice for %s ms says how long', (ms, title) => {
+    expect(describeError('idle_timeout', undefined, undefined, ms)).toMatchObject({ title, action: 'Sign in' });
+  });
+
   it('an HTTP error mentions its status', () => {
     expect(describeError('http_error', undefined, 503).title).toContain('503');
   });

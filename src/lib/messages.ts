@@ -10,8 +10,22 @@ export interface ErrorMessage {
 
 const SUPPORT = 'Try again; if it keeps failing, contact support.';
 
-/** Codes this app never shows (it sends no request to other origins and ignores aborts) get a general message. */
-export function describeError(code: AuthErrorCode, host = 'the identity service', status?: number): ErrorMessage {
+/** "5 minutes", or "30 seconds" below a minute. */
+function duration(ms: number): string {
+  const [amount, unit] = ms >= 60_000 ? [Math.round(ms / 60_000), 'minute'] : [Math.round(ms / 1000), 'second'];
+  return `${amount} ${unit}${amount === 1 ? '' : 's'}`;
+}
+
+/**
+ * Codes this app never shows (it sends no request to other origins and ignores aborts) get a general
+ * message; `idleMs` is the idle sign-out's timeout, for its notice.
+ */
+export function describeError(
+  code: AuthErrorCode,
+  host = 'the identity service',
+  status?: number,
+  idleMs?: number,
+): ErrorMessage {
   const messages: Partial<Record<AuthErrorCode, ErrorMessage>> = {
     cancelled: { title: 'Sign-in was cancelled.', hint: 'Nothing was shared with this app.' },
     authorization_failed: { title: 'The identity service could not sign you in.', hint: SUPPORT },
@@ -64,6 +78,11 @@ export function describeError(code: AuthErrorCode, host = 'the identity service'
       hint: `Nothing was sent. ${SUPPORT}`,
     },
     http_error: { title: `The server answered with an error${status ? ` (HTTP ${status})` : ''}.` },
+    idle_timeout: {
+      title: `You were signed out after ${idleMs ? duration(idleMs) : 'some time'} without activity.`,
+      hint: 'Nothing of your session is left in this browser.',
+      action: 'Sign in',
+    },
   };
   return messages[code] ?? { title: 'The request could not be completed.', hint: SUPPORT };
 }

@@ -14,6 +14,8 @@ import {
   type AuthEventType,
   type AuthListener,
   type AuthOptions,
+  type IdleOptions,
+  type IdleState,
   type ReactiveStore,
   type Resource,
   type ResourceOptions,
@@ -102,6 +104,18 @@ void [status, tenant, sub, failureCode, failureReturnTo];
 // @ts-expect-error the session never carries a token
 export const token = auth.session.current.accessToken;
 
+// Idle sign-out: whole milliseconds in, a countdown out, and a way to stay.
+const idle: IdleOptions = { timeoutMs: 15 * 60_000, warnMs: 60_000 };
+createAuth({ ...options, idle });
+// @ts-expect-error the warning needs its own length
+createAuth({ ...options, idle: { timeoutMs: 15 * 60_000 } });
+const countdown: ReactiveStore<IdleState> = auth.idle;
+const left: number | undefined = countdown.current.warning ? countdown.current.remainingMs : undefined;
+// @ts-expect-error no time left is given outside a warning
+export const leftAnyway: number = countdown.current.remainingMs;
+auth.stayActive();
+void left;
+
 export const plainFetch: typeof fetch = auth.fetch;
 mount(Orders, { target: document.body, props: { ordersUrl: 'https://api.example.com/orders' }, context: authContext(auth) });
 // @ts-expect-error a prop the view requires is missing
@@ -188,6 +202,7 @@ const codes: Record<AuthErrorCode, true> = {
   scope_not_allowed: true,
   param_not_allowed: true,
   discovery_failed: true,
+  idle_timeout: true,
 };
 void codes;
 // @ts-expect-error not an error code of the library

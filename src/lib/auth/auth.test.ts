@@ -2,7 +2,7 @@
 // flight are aborted, only the non-secret "signed out on purpose" mark stays, and the next interactive
 // sign-in lets the person choose an account (prompt=login). With the provider's endpoints: signout tests.
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
-import type { Auth, SessionState } from '.';
+import { createAuth, type Auth, type SessionState } from '.';
 import { useAuthHarness, type Tab } from '../../testing/auth-harness';
 import { API_URL, APP_URL, FakeBroadcastChannel, NAMES, allStorage, setPageUrl } from '../../testing/fake-idp';
 import { appNames } from './storage';
@@ -128,5 +128,48 @@ describe('settled()', () => {
     expectTypeOf<Auth<{ sub: string; role: string }>['settled']>().toEqualTypeOf<
       () => Promise<SessionState<{ sub: string; role: string }>>
     >();
+  });
+});
+
+describe('the idle option', () => {
+  const options = {
+    server: {
+      issuer: 'https://id.example.test',
+      authorization_endpoint: 'https://id.example.test/authorize',
+      token_endpoint: 'https://id.example.test/token',
+      userinfo_endpoint: 'https://id.example.test/userinfo',
+    },
+    clientId: 'spa',
+    redirectUri: APP_URL,
+  };
+
+  it.each([
+    ['warnMs equal to timeoutMs', { timeoutMs: 60_000, warnMs: 60_000 }],
+    ['warnMs above timeoutMs', { timeoutMs: 60_000, warnMs: 90_000 }],
+    ['no warning', { timeoutMs: 60_000, warnMs: 0 }],
+    ['a negative timeout', { timeoutMs: -60_000, warnMs: -90_000 }],
+    ['more than a day', { timeoutMs: 86_400_001, warnMs: 60_000 }],
+    ['fractions of a millisecond', { timeoutMs: 60_000.5, warnMs: 30_000 }],
+    ['not a number', { timeoutMs: '60000', warnMs: 30_000 }],
+    ['NaN', { timeoutMs: NaN, warnMs: 30_000 }],
+  ])('%s is a TypeError from createAuth', (_, idle) => {
+    expect(() => createAuth({ ...options, idle: idle as { timeoutMs: number; warnMs: number } })).toThrow(TypeError);
+  });
+
+  it("an instance with idle: stayActive() tells the session's other tabs once it has joined them", async () => {
+    const tab = await h.signIn({ config: { ...h.config, idle: { timeoutMs: 600_000, warnMs: 60_000 } } });
+    const posted = () => FakeBroadcastChannel.posted.map(({ data }) => data as { type: string; id?: string });
+    await vi.waitFor(() => expect(posted().map((m) => m.type)).toContain('offer'));
+    tab.auth.stayActive();
+    expect(
+      posted()
+        .filter((m) => m.type === 'active')
+        .at(-1),
+    ).toMatchObject({ type: 'active', at: expect.any(Number) });
+    expect(tab.auth.idle.current).toEqual({ warning: false });
+  });
+
+  it('takes whole milliseconds with the warning before the end, up to a day', () => {
+    expect(createAuth({ ...options, idle: { timeoutMs: 86_400_000, warnMs: 1 } }).idle.current).toEqual({ warning: false });
   });
 });

@@ -7,13 +7,15 @@ import { createCore } from './core';
 import { toAuthErrorOrShow } from './errors';
 import type { AuthEventType, AuthListener, SignOutReason } from './events';
 import type { Network } from './http';
+import type { IdleOptions, IdleState } from './idle';
 import { browserPort, type BrowserPort } from './port';
 import type { Claims, Server, StandardClaims } from './protocol';
 import type { Resource, ResourceOptions, ResourceUrl } from './resource.svelte';
-import type { ReactiveStore, SessionState } from './session';
+import { reactiveStore, type ReactiveStore, type SessionState } from './session';
 import { createSignIn, type SignInOptions, type StartOptions, type StartResult } from './signin';
 import { appNames, appStorage, type AppStorage } from './storage';
 
+export type { IdleOptions, IdleState } from './idle';
 export type { SignInOptions, StartOptions, StartResult } from './signin';
 export { safeReturnTo } from './signin';
 
@@ -85,6 +87,12 @@ export interface ClientOptions {
    * the sign-out (or shows `unknown_signout`) and removes `state` from the URL.
    */
   postLogoutRedirectUri?: string;
+  /**
+   * Sign out after `timeoutMs` without input (pointer, keys, wheel, touch, scroll) in any tab of the
+   * session, as a sign-out does (revocation included), with the notice `idle_timeout`; `warnMs` before,
+   * `auth.idle` counts down. Whole milliseconds, 0 < warnMs < timeoutMs ≤ 24 h, else a TypeError. Default off.
+   */
+  idle?: IdleOptions;
 }
 
 export interface Auth<C extends Claims = StandardClaims> {
@@ -103,6 +111,10 @@ export interface Auth<C extends Claims = StandardClaims> {
   signIn(options?: SignInOptions): Promise<void>;
   /** Forgets the tokens here and in every other tab, revokes them, and ends the provider's session when it can. */
   signOut(): void;
+  /** The idle sign-out's countdown: `{ warning: true, remainingMs }` from `idle.warnMs` before it, else `{ warning: false }`. */
+  readonly idle: ReactiveStore<IdleState>;
+  /** The person is here (a "Stay signed in" button): the idle sign-out starts over in every tab. */
+  stayActive(): void;
   /** `fetch` with the access token, for allowed origins only. */
   readonly fetch: typeof fetch;
   /** A store of `url` loaded with the token, following a function URL. */
@@ -148,13 +160,20 @@ function serverOf(options: AuthOptions, issuer: string, network: Network): Serve
   });
 }
 
+/** Whole milliseconds, 0 < warnMs < timeoutMs, at most a day: longer is not being idle but leaving. */
+const validIdle = ({ timeoutMs, warnMs }: IdleOptions) =>
+  Number.isInteger(warnMs) && warnMs > 0 && warnMs < timeoutMs && Number.isInteger(timeoutMs) && timeoutMs <= 864e5;
+
 /** createAuth over the browser and network given: tests pass fakes instead of stubbing globals. */
 export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: makeBrowser, network }: Collaborators): Auth<C> {
+  if (options.idle && !validIdle(options.idle))
+    throw new TypeError('createAuth: idle wants whole ms, 0 < warnMs < timeoutMs <= 24 h');
   const issuer = (options.issuer ?? options.server?.issuer)!;
   const server = serverOf(options, issuer, network);
   const names = appNames(issuer, options.clientId);
   let port: BrowserPort | undefined;
   let records: AppStorage | undefined;
+  const idle = reactiveStore<IdleState>({ warning: false });
   const browser = () => (port ??= makeBrowser());
   const storage = () => (records ??= appStorage(browser(), names));
   const core = createCore<C>({
@@ -170,7 +189,17 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     now: () => browser().now(),
     maxBytes: options.maxResponseBytes,
     // The other tabs and the page's events, loaded when this tab has settled: a sign-in never waits for them.
-    tabs: { port: browser, names, storage, server, apis: Object.values(options.apis ?? {}), dpop: !!options.dpop, signOut },
+    tabs: {
+      port: browser,
+      names,
+      storage,
+      server,
+      apis: Object.values(options.apis ?? {}),
+      dpop: !!options.dpop,
+      signOut,
+      idle: options.idle,
+      showIdle: idle.set,
+    },
   });
   const signIn = createSignIn<C>({
     server,
@@ -240,6 +269,8 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     settled: () => (typeof window == 'undefined' ? Promise.resolve(core.state.session.current) : core.settled()),
     signIn: whenReady(signIn.signIn, undefined),
     signOut: () => signOut(true, true, 'user'),
+    idle: idle.readable,
+    stayActive: () => core.joined()?.stayActive(),
     fetch: core.fetch,
     resource: core.resource,
     on: core.events.on,

@@ -1,7 +1,8 @@
 // The channel's messages are input from any page of the origin: each is checked for its app, shape, ids,
 // sizes and keys before a tab uses it (what a tab then does with one is tested in tabs.test.ts).
 import { describe, expect, it } from 'vitest';
-import { parseMessage } from './channel';
+import { AuthError } from './errors';
+import { failureCode, parseMessage } from './channel';
 import { appNames } from './storage';
 
 const NOW = 1_700_000_000_000;
@@ -123,5 +124,27 @@ describe('parseMessage', () => {
     ['a sign-out of the session', ours({ type: 'signed-out', id })],
   ])('takes %s', (_name, data) => {
     expect(parseMessage(data, plain)).toEqual(data);
+  });
+});
+
+describe('failureCode', () => {
+  it("names a grant's failure as the asking tab would classify it; a bug is invalid_response", () => {
+    expect(failureCode(new AuthError('unreachable'))).toBe('unreachable');
+    expect(failureCode(new RangeError('a bug'))).toBe('invalid_response');
+  });
+});
+
+describe('idle messages', () => {
+  it.each([
+    [{ type: 'active', id, at: NOW }, true],
+    [{ type: 'active', id, at: NOW + 2000 }, true],
+    [{ type: 'active', id, at: NOW + 2001 }, false],
+    [{ type: 'active', id, at: -1 }, false],
+    [{ type: 'active', id, at: Infinity }, false],
+    [{ type: 'active', id: 'short', at: NOW }, false],
+    [{ type: 'idle', id, revoked: true }, true],
+    [{ type: 'idle', id, revoked: 'yes' }, false],
+  ])('%j valid: %s', (message, valid) => {
+    expect(parseMessage({ app: APP, ...message }, plain) !== undefined).toBe(valid);
   });
 });

@@ -1,9 +1,9 @@
 // The messages the app's tabs send each other over the channel (tabs.ts), and their checks: every
 // message is input from another page of the origin, validated for its app, shape, ids and sizes before
 // anything of it is used; keys are accepted only non-extractable, and only when tokens are DPoP-bound.
-import type { AuthErrorCode } from './errors';
+import { toAuthError, type AuthErrorCode } from './errors';
 import { toClaims, type Claims, type ResourceParams, type TokenSet } from './protocol';
-import type { Held } from './vault';
+import { classify, type Held } from './vault';
 
 /** A session as one tab offers it to another: the vault's, with the person and the session's id on the channel. */
 export interface Shared<C extends Claims> extends Held {
@@ -22,7 +22,20 @@ export type Body<C extends Claims> =
   | { type: 'granted'; id: string; to: string; sub: string; tokens?: TokenSet; error?: AuthErrorCode }
   | { type: 'rotated'; id: string; sub: string; refreshToken: string }
   | { type: 'ended'; id: string }
-  | { type: 'signed-out'; id: string };
+  | { type: 'signed-out'; id: string }
+  /** The person used a tab of the session at `at` (epoch ms): the idle deadline moves for every tab (idle.ts). */
+  | { type: 'active'; id: string; at: number }
+  /** The session ended for idleness; `revoked`: the sending tab revoked its tokens, so no other tab does. */
+  | { type: 'idle'; id: string; revoked: boolean };
+
+/** A grant's failure as the code a `granted` message carries: the asking tab classifies it as the granting tab would (vault.ts). */
+export function failureCode(err: unknown): AuthErrorCode {
+  try {
+    return classify(err) === 'interaction' ? 'interaction_required' : toAuthError(err).code;
+  } catch {
+    return 'invalid_response';
+  }
+}
 
 /** Every message names its app (storage.ts `appNames`): another app's tabs on the origin never act on it. */
 export type Message<C extends Claims> = Body<C> & { app: string };
@@ -42,6 +55,8 @@ const MAX_USER_CHARS = 64 * 1024;
 const MAX_APIS = 64;
 /** No token lives longer (protocol.ts caps `expires_in` at a day): a later expiry is a lie. */
 const MAX_LIFETIME_MS = 24 * 60 * 60 * 1000;
+/** Tabs share one clock; an activity time later than this past "now" is forged and would postpone the idle sign-out. */
+const MAX_SKEW_MS = 2000;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const isText = (value: unknown, max: number) =>
@@ -142,6 +157,10 @@ export function parseMessage<C extends Claims>(data: unknown, expected: Expected
       case 'ended':
       case 'signed-out':
         return isId(data.id);
+      case 'active':
+        return isId(data.id) && Number.isFinite(data.at) && (data.at as number) >= 0 && (data.at as number) <= now + MAX_SKEW_MS;
+      case 'idle':
+        return isId(data.id) && typeof data.revoked === 'boolean';
       default:
         return false;
     }

@@ -188,6 +188,7 @@ describe("the app's other tabs", () => {
       apis: [],
       dpop: false,
       signOut: vi.fn(),
+      showIdle: vi.fn(),
     };
     return { ...setup({ tabs }), port, token };
   }

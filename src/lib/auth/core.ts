@@ -7,11 +7,10 @@ import type { ApiOptions } from './apis';
 import { publicError } from './errors';
 import { createEvents, type SignOutReason } from './events';
 import type { Network } from './http';
-import type { Instance } from './later';
+import type { Instance, Joined } from './later';
 import type { Claims } from './protocol';
 import { createResource, type ResourceOptions, type ResourceUrl } from './resource.svelte';
 import { createSession, type SessionState } from './session';
-import type { Relay } from './tabs';
 import { createVault, type Held } from './vault';
 
 export interface CoreParts<C extends Claims> {
@@ -50,8 +49,8 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
   let later: Promise<Later> | undefined;
   const load = () => (later ??= import('./later'));
   // The relay to the other tabs, and the page's events: loaded when the tab has settled, or by the first grant.
-  let relay: Promise<Relay> | undefined;
-  let joined: Relay | undefined;
+  let relay: Promise<Joined> | undefined;
+  let joined: Joined | undefined;
   const { tabs } = parts;
   const connect =
     tabs && (() => (relay ??= load().then((module) => (joined = module.connectTabs<C>({ ...tabs, vault, state, signedIn })))));
@@ -85,7 +84,7 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
     /** The code that follows the first paint, loaded once. */
     later: load,
     /** The other tabs of the app, connected once; undefined without `tabs`. */
-    tabs: async (): Promise<Relay | undefined> => connect?.(),
+    tabs: async (): Promise<Joined | undefined> => connect?.(),
     /** The relay once connected: what a sign-out tells the other tabs, and what destroy() closes. */
     joined: () => joined,
     fetch,

@@ -51,7 +51,9 @@ export type AuthErrorCode =
    */
   | 'param_not_allowed'
   /** The provider's metadata could not be read or was refused (OIDC Discovery 1.0 §4): `reason` says why. */
-  | 'discovery_failed';
+  | 'discovery_failed'
+  /** A notice, not a failure: signed out after `idle.timeoutMs` without activity in any tab. */
+  | 'idle_timeout';
 
 export interface AuthErrorDetails {
   /** OAuth `error` value from a server, bounded: render it as text. */

@@ -7,6 +7,8 @@ export {
   type ClientOptions,
   type ServerEndpoints,
   type ServerOptions,
+  type IdleOptions,
+  type IdleState,
   type SignInOptions,
   type StartOptions,
   type StartResult,

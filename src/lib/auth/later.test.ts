@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { APP_URL, FakeBroadcastChannel, FakeLocks, json } from '../../testing/fake-idp';
 import type { Network } from './http';
+import type { IdleOptions } from './idle';
 import { connectTabs } from './later';
 import type { BrowserPort } from './port';
 import type { Server } from './protocol';
@@ -27,7 +28,7 @@ afterEach(() => {
 
 type Message = { type: string; id?: string; to?: string; session?: { id: string }; tokens?: { accessToken: string } };
 
-function setup() {
+function setup(idle?: IdleOptions) {
   const listeners = new Set<string>();
   const locks = new FakeLocks();
   const port: BrowserPort = {
@@ -88,6 +89,8 @@ function setup() {
     state,
     signedIn,
     signOut,
+    idle,
+    showIdle: vi.fn(),
   });
   cleanup.push(() => {
     tabs.destroy();
@@ -159,6 +162,25 @@ describe('connectTabs', () => {
     other.postMessage({ app: NAMES.app, type: 'signed-out', id });
     await vi.waitFor(() => expect(signOut).toHaveBeenCalledTimes(2));
     expect(signOut).toHaveBeenLastCalledWith(false, false, 'other-tab');
+  });
+
+  it('with idle set it watches for input and stayActive() tells the other tabs; without, it does neither', async () => {
+    const watched = setup({ timeoutMs: 600_000, warnMs: 60_000 });
+    const id = await watched.signIn();
+    // The page's three, and five kinds of input and four page events for the idle sign-out.
+    expect(watched.listeners.size).toBe(12);
+    watched.relay.stayActive();
+    await vi.waitFor(() => expect(watched.received).toContainEqual(expect.objectContaining({ type: 'active', id })));
+    watched.relay.destroy();
+    expect(watched.listeners.size).toBe(0);
+
+    FakeBroadcastChannel.reset();
+    const plain = setup();
+    await plain.signIn();
+    expect(plain.listeners.size).toBe(3);
+    plain.relay.stayActive();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(plain.received.filter((m) => m.type === 'active')).toEqual([]);
   });
 
   it('destroy closes the channel, removes the page listeners and lets go of the lock: nothing acts afterwards', async () => {

@@ -1,9 +1,10 @@
 // What follows the first paint, behind the module's one lazy seam (core.ts): the tabs that share the
-// session and the page's events, auth.fetch, sign-out at the identity service, the authorization
-// request, and the step-up's checks.
+// session and the page's events, the idle sign-out, auth.fetch, sign-out at the identity service, the
+// authorization request, and the step-up's checks.
 // Nothing here is on the sign-in path.
 import { isApiRequest, type ApiOptions } from './apis';
 import type { SignOutReason } from './events';
+import { watchIdle, type IdleOptions, type IdleState } from './idle';
 import { listenPage } from './page';
 import type { BrowserPort } from './port';
 import { refreshTokens, type Claims, type Server } from './protocol';
@@ -31,10 +32,16 @@ export interface Instance<C extends Claims> {
   signedIn(held: Held, user: C): void;
   /** Signs this tab out, here only; `revoke` the tokens it holds unless another tab of the session revoked them. */
   signOut(everywhere: false, revoke: boolean, reason: SignOutReason): void;
+  /** The idle sign-out, when configured, and where its countdown shows (`auth.idle`). */
+  idle?: IdleOptions;
+  showIdle(state: IdleState): void;
 }
 
+/** The tabs as the instance holds them: the relay, and a way to stay when the idle sign-out is near. */
+export type Joined = Relay & { stayActive(): void };
+
 /** The relay to the app's other tabs over the real token endpoint, and the page's events. */
-export function connectTabs<C extends Claims>(instance: Instance<C>): Relay {
+export function connectTabs<C extends Claims>(instance: Instance<C>): Joined {
   const { names, server, vault, state } = instance;
   const port = instance.port();
   const channel = port.channel(names.channel);
@@ -59,9 +66,24 @@ export function connectTabs<C extends Claims>(instance: Instance<C>): Relay {
     storage: instance.storage(),
     signOut: () => instance.signOut(false, true, 'other-tab'),
   });
+  const options = instance.idle;
+  const idle =
+    options &&
+    watchIdle({
+      options,
+      channel,
+      app: names.app,
+      port,
+      state,
+      member: relay.member,
+      show: instance.showIdle,
+      signOut: (everywhere, revoke) => instance.signOut(everywhere, revoke, 'idle'),
+    });
   return {
     ...relay,
+    stayActive: () => idle?.stay(),
     destroy() {
+      idle?.destroy();
       unlisten();
       relay.destroy();
       channel?.close();

@@ -18,7 +18,7 @@ export interface BrowserPort extends Stores {
   /** This page load is a reload (the person asked for it), not Back, a link or a redirect. */
   reloaded(): boolean;
   /** Adds a listener to window ('online', 'pageshow') or document ('visibilitychange'); returns its removal. */
-  listen(type: string, listener: (event: Event) => void): () => void;
+  listen(type: string, listener: (event: Event) => void, options?: AddEventListenerOptions): () => void;
 }
 
 /** The part of the Web Locks API (navigator.locks) the tabs use. */
@@ -39,10 +39,10 @@ export function browserPort(): BrowserPort {
     locks: navigator.locks,
     now: Date.now,
     reloaded: () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.type === 'reload',
-    listen(type, listener) {
+    listen(type, listener, options) {
       const target = type === 'visibilitychange' ? document : window;
-      target.addEventListener(type, listener);
-      return () => target.removeEventListener(type, listener);
+      target.addEventListener(type, listener, options);
+      return () => target.removeEventListener(type, listener, options);
     },
   };
 }

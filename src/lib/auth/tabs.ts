@@ -5,8 +5,8 @@
 // Each tab keeps its tokens in its own vault (vault.ts); the relay only carries what changes between
 // them, for its own app (storage.ts `appNames`) and the session's person. Loaded after the first paint.
 import * as oauth from 'oauth4webapi';
-import { parseMessage, type Body, type Shared } from './channel';
-import { AuthError, toAuthError, type AuthErrorCode } from './errors';
+import { failureCode, parseMessage, type Body, type Shared } from './channel';
+import { AuthError, type AuthErrorCode } from './errors';
 import type { Locks } from './port';
 import type { Claims, ResourceParams, TokenSet } from './protocol';
 import type { Session } from './session';
@@ -41,15 +41,6 @@ export interface RelayParts<C extends Claims> {
 export const ASK_MS = 500;
 /** A renewal, or a grant for one API, that other tabs ask for is made at most this often: a flood of messages costs one grant. */
 export const RENEW_ASKED_MS = 5_000;
-
-/** A grant's failure as a code for the asking tab, which classifies it as this tab would (vault.ts). */
-function failureCode(err: unknown): AuthErrorCode {
-  try {
-    return classify(err) === 'interaction' ? 'interaction_required' : toAuthError(err).code;
-  } catch {
-    return 'invalid_response';
-  }
-}
 
 interface Waiter {
   params?: ResourceParams;
@@ -287,6 +278,8 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
       if (id) post({ type: 'signed-out', id });
       leave();
     },
+    /** The session this tab has joined on the channel, and whether it leads it (makes the grants); none when it holds no session. */
+    member: () => ({ id, leading }),
     destroy() {
       channel?.removeEventListener('message', onMessage);
       for (const waiter of [...waiting.values()]) waiter.settle(undefined, new AuthError('aborted'));

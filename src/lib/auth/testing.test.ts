@@ -330,6 +330,16 @@ it('start() and destroy() are harmless, and without a handler every allowed requ
   expect(auth.session.current.status).toBe('signed-in');
 });
 
+describe('idle', () => {
+  it('shows the warning it is given until stayActive(), and none by default', () => {
+    const auth = createTestAuth({ idle: { warning: true, remainingMs: 5000 } });
+    expect(auth.idle.current).toEqual({ warning: true, remainingMs: 5000 });
+    auth.stayActive();
+    expect(auth.idle.current).toEqual({ warning: false });
+    expect(createTestAuth().idle.current).toEqual({ warning: false });
+  });
+});
+
 describe('settled()', () => {
   /** Whether `promise` has resolved after the pending promise turns. */
   async function resolved(promise: Promise<unknown>) {

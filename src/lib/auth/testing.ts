@@ -2,12 +2,12 @@
 // that use auth. It runs production's session policy (core.ts): the same error conversion, challenges
 // and transitions; only where requests go (`handler`) and how the session begins differ.
 // Never imported by the app, so never in the production bundle.
-import type { Auth, SignInOptions } from './auth';
+import type { Auth, IdleState, SignInOptions } from './auth';
 import { createCore } from './core';
 import type { AuthError } from './errors';
 import { hintParams } from './hints';
 import type { Claims, StandardClaims } from './protocol';
-import { sessionState, type SessionState, type SessionStatus } from './session';
+import { reactiveStore, sessionState, type SessionState, type SessionStatus } from './session';
 import { stepUpRequest } from './stepup';
 
 export interface TestAuthOptions<C extends Claims = StandardClaims> {
@@ -36,6 +36,8 @@ export interface TestAuthOptions<C extends Claims = StandardClaims> {
    * AuthErrors and their fields.
    */
   handler?: (request: Request) => Response | Promise<Response>;
+  /** What `auth.idle` shows, e.g. `{ warning: true, remainingMs: 30_000 }`; `stayActive()` ends a warning. Default none. */
+  idle?: IdleState;
 }
 
 export const TEST_TOKEN = 'test-access-token';
@@ -76,7 +78,9 @@ export function createTestAuth<C extends Claims = StandardClaims>({
   extraParams,
   promptValuesSupported,
   handler = () => new Response(null, { status: 404 }),
+  idle = { warning: false },
 }: TestAuthOptions<C> = {}): Auth<C> {
+  const idleState = reactiveStore<IdleState>(idle);
   const profile = { sub: 'test-user', ...user } as C;
   const start = status ?? (user ? 'signed-in' : 'signed-out');
   const core = createCore<C>({
@@ -117,6 +121,8 @@ export function createTestAuth<C extends Claims = StandardClaims>({
       return signIn();
     },
     signOut: () => void core.signOut('user'),
+    idle: idleState.readable,
+    stayActive: () => idleState.set({ warning: false }),
     fetch: core.fetch,
     resource: core.resource,
     on: core.events.on,
