@@ -6,7 +6,8 @@
 // them, for its own app (storage.ts `appNames`) and the session's person. Loaded after the first paint.
 import * as oauth from 'oauth4webapi';
 import { parseMessage, type Body, type Shared } from './channel';
-import { AuthError, toAuthError, type AuthErrorCode } from './errors';
+import { AuthError, type AuthErrorCode } from './errors';
+import { failureCode, recentGrants } from './grants';
 import type { Locks } from './port';
 import type { Claims, ResourceParams, TokenSet } from './protocol';
 import type { Session } from './session';
@@ -42,15 +43,6 @@ export const ASK_MS = 500;
 /** A renewal, or a grant for one API, that other tabs ask for is made at most this often: a flood of messages costs one grant. */
 export const RENEW_ASKED_MS = 5_000;
 
-/** A grant's failure as a code for the asking tab, which classifies it as this tab would (vault.ts). */
-function failureCode(err: unknown): AuthErrorCode {
-  try {
-    return classify(err) === 'interaction' ? 'interaction_required' : toAuthError(err).code;
-  } catch {
-    return 'invalid_response';
-  }
-}
-
 interface Waiter {
   params?: ResourceParams;
   settle(tokens?: TokenSet, err?: unknown): void;
@@ -66,8 +58,7 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
   let membership: AbortController | undefined;
   let renewAskedAt = -Infinity;
   const asks = new Map<string, (adopted: boolean) => void>();
-  /** The grants this tab made for other tabs lately, by request: asked again within RENEW_ASKED_MS, answered with the same. */
-  const grants = new Map<string, { at: number; tokens: Promise<TokenSet> }>();
+  const grants = recentGrants(vault, parts.now, RENEW_ASKED_MS);
   /** The grants this tab waits for from the leader, by request id. */
   const waiting = new Map<string, Waiter>();
 
@@ -171,16 +162,7 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
         const { id: session, from } = message;
         const answer = (reply: { tokens?: TokenSet; error?: AuthErrorCode }) =>
           session === id && post({ type: 'granted', id: session, to: from, sub: person()!, ...reply });
-        // One grant per API at a time, and its token for every tab that asks within RENEW_ASKED_MS; a failed
-        // grant is not kept, so the next ask tries again.
-        const key = JSON.stringify(message.params);
-        let recent = grants.get(key);
-        if (!recent || parts.now() - recent.at >= RENEW_ASKED_MS) {
-          const entry = (recent = { at: parts.now(), tokens: vault.grant(message.params) });
-          grants.set(key, entry);
-          entry.tokens.catch(() => grants.get(key) === entry && grants.delete(key));
-        }
-        recent.tokens.then(
+        grants.get(message.params).then(
           (tokens) => answer({ tokens }),
           (err: unknown) => answer({ error: failureCode(err) }),
         );
