@@ -22,6 +22,8 @@ export type Body<C extends Claims> =
   | { type: 'granted'; id: string; to: string; sub: string; tokens?: TokenSet; error?: AuthErrorCode }
   | { type: 'rotated'; id: string; sub: string; refreshToken: string }
   | { type: 'ended'; id: string }
+  /** The leader's renewal could not reach the provider: the session is offline in every tab. */
+  | { type: 'offline'; id: string }
   | { type: 'signed-out'; id: string };
 
 /** Every message names its app (storage.ts `appNames`): another app's tabs on the origin never act on it. */
@@ -140,6 +142,7 @@ export function parseMessage<C extends Claims>(data: unknown, expected: Expected
       case 'rotated':
         return isId(data.id) && isSub(data.sub) && isToken(data.refreshToken);
       case 'ended':
+      case 'offline':
       case 'signed-out':
         return isId(data.id);
       default:

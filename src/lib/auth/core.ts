@@ -54,6 +54,7 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
     ...parts,
     grant: connect && (async () => (await connect()).grant),
     renewed: (tokens) => state.renewed(tokens.expiresAt),
+    offline: state.offline,
     ended: (error) => state.expired(error),
   });
   /** A session begins here: signed in, a step-up's wider grant, or adopted from another tab. */

@@ -68,6 +68,7 @@ function setup() {
     // The relay below makes every grant, as in an instance.
     grant: async () => tabs.grant,
     renewed: (tokens) => state.renewed(tokens.expiresAt),
+    offline: state.offline,
     ended: (error) => state.expired(error),
   });
   const signedIn = (held: Held, user: typeof ALICE) => {
@@ -163,7 +164,7 @@ describe('connectTabs', () => {
     const { port, locks, listeners, state, signOut, signIn, relay, other, received } = setup();
     const id = await signIn();
     const channel = vi.mocked(port.channel).mock.results[0].value as FakeBroadcastChannel;
-    expect(listeners.size).toBe(3);
+    expect(listeners.size).toBe(4);
     relay.destroy();
     expect(FakeBroadcastChannel.open.has(channel)).toBe(false);
     expect(() => channel.postMessage({})).toThrow(expect.objectContaining({ name: 'InvalidStateError' }));

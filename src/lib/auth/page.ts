@@ -1,6 +1,7 @@
-// The page's events that keep the session right: timers stall while a laptop sleeps (visibility,
-// online), and a page restored from the back/forward cache may show a redirect that never happened or
-// a person another tab signed out. Loaded after the first paint.
+// The page's events that keep the session right: timers stall while a laptop sleeps or the page is frozen
+// (visibility, `resume`), the network comes back (online), and a page restored from the back/forward
+// cache may show a redirect that never happened or a person another tab signed out. Each is a moment to
+// renew what is due, or what the network stopped (vault.ts `checkDue`). Loaded after the first paint.
 import type { BrowserPort } from './port';
 import type { Claims } from './protocol';
 import type { Session } from './session';
@@ -22,6 +23,8 @@ export function listenPage<C extends Claims>({ port, vault, state, storage, sign
   const removers = [
     port.listen('visibilitychange', checkDue),
     port.listen('online', checkDue),
+    // Page Lifecycle: a frozen page (a background tab, a device's sleep) runs again.
+    port.listen('resume', checkDue),
     port.listen('pageshow', (event) => {
       if (!(event as PageTransitionEvent).persisted) return checkDue();
       // Back from the identity service: the redirect did not happen here.

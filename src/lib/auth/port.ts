@@ -17,7 +17,10 @@ export interface BrowserPort extends Stores {
   now(): number;
   /** This page load is a reload (the person asked for it), not Back, a link or a redirect. */
   reloaded(): boolean;
-  /** Adds a listener to window ('online', 'pageshow') or document ('visibilitychange'); returns its removal. */
+  /**
+   * Adds a listener for events at window ('online', 'pageshow') or document ('visibilitychange', 'resume'):
+   * it listens at window in the capture phase, which document's events pass too; returns its removal.
+   */
   listen(type: string, listener: (event: Event) => void): () => void;
 }
 
@@ -40,9 +43,8 @@ export function browserPort(): BrowserPort {
     now: Date.now,
     reloaded: () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.type === 'reload',
     listen(type, listener) {
-      const target = type === 'visibilitychange' ? document : window;
-      target.addEventListener(type, listener);
-      return () => target.removeEventListener(type, listener);
+      addEventListener(type, listener, true);
+      return () => removeEventListener(type, listener, true);
     },
   };
 }

@@ -13,7 +13,7 @@ import { createSession, reactiveStore, sessionState, type SessionState } from '.
 import SignedInAs from './__fixtures__/SignedInAs.svelte';
 
 const ALICE = { sub: 'alice-sub', name: 'Alice' };
-const SIGNED_OUT = { status: 'signed-out', user: null, expiresAt: null, error: null, known: false };
+const SIGNED_OUT = { status: 'signed-out', user: null, expiresAt: null, error: null, known: false, offline: false };
 
 /** Renders a view that reads `session.current`, as every view of an app does. */
 const show = (session: Auth['session']) => render(SignedInAs, { context: authContext({ session } as Auth) });
@@ -62,7 +62,7 @@ describe('reactiveStore', () => {
     const view = show(readable);
     expect(screen.getByText('loading: nobody')).toBeTruthy();
     expect(start).toHaveBeenCalledTimes(1);
-    set({ status: 'signed-in', user: ALICE, expiresAt: 1, error: null, known: true });
+    set({ status: 'signed-in', user: ALICE, expiresAt: 1, error: null, known: true, offline: false });
     await tick();
     expect(screen.getByText('signed-in: Alice')).toBeTruthy();
     view.unmount();
@@ -78,6 +78,7 @@ describe('the transitions', () => {
       expiresAt: null,
       error: null,
       known: false,
+      offline: false,
     });
     const initial = sessionState('expired', { code: 'session_expired' });
     expect(createSession(initial).session.current).toBe(initial);
@@ -86,9 +87,23 @@ describe('the transitions', () => {
   it('signedIn shows the person and the expiry; renewed moves only the expiry; signedOut shows nobody', () => {
     const state = createSession<typeof ALICE>();
     state.signedIn(ALICE, 1000);
-    expect(state.session.current).toEqual({ status: 'signed-in', user: ALICE, expiresAt: 1000, error: null, known: true });
+    expect(state.session.current).toEqual({
+      status: 'signed-in',
+      user: ALICE,
+      expiresAt: 1000,
+      error: null,
+      known: true,
+      offline: false,
+    });
     state.renewed(2000);
-    expect(state.session.current).toEqual({ status: 'signed-in', user: ALICE, expiresAt: 2000, error: null, known: true });
+    expect(state.session.current).toEqual({
+      status: 'signed-in',
+      user: ALICE,
+      expiresAt: 2000,
+      error: null,
+      known: true,
+      offline: false,
+    });
     state.signedOut();
     expect(state.session.current).toEqual(SIGNED_OUT);
   });
@@ -105,6 +120,7 @@ describe('the transitions', () => {
       expiresAt: null,
       error: { code: 'cancelled', oauthError: 'access_denied', returnTo: '/orders' },
       known: true,
+      offline: false,
     });
     expect(JSON.stringify(current)).not.toContain('server text');
   });
@@ -119,6 +135,7 @@ describe('the transitions', () => {
       expiresAt: null,
       error: { code: 'session_expired', oauthError: 'invalid_grant', status: 400, returnTo: '/notes' },
       known: true,
+      offline: false,
     });
     state.expired();
     expect(state.session.current).toMatchObject({ status: 'expired', error: { code: 'session_expired' } });
@@ -136,7 +153,14 @@ describe('the transitions', () => {
     state.signedIn(ALICE, 1000);
     const before = state.session.current;
     state.redirecting();
-    expect(state.session.current).toEqual({ status: 'redirecting', user: null, expiresAt: null, error: null, known: true });
+    expect(state.session.current).toEqual({
+      status: 'redirecting',
+      user: null,
+      expiresAt: null,
+      error: null,
+      known: true,
+      offline: false,
+    });
     state.redirectAbandoned();
     expect(state.session.current).toBe(before);
   });

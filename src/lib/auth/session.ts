@@ -26,6 +26,13 @@ export interface SessionState<C extends Claims = StandardClaims> {
    * sign-in that failed. Offer sign-out exactly when it is true.
    */
   known: boolean;
+  /**
+   * Signed in, but the last renewal could not reach the identity service (offline, a timeout): the person
+   * and the tokens are kept, past the access token's expiry too; meanwhile requests that need a new token
+   * fail `unreachable`. Renewal retries by itself (the network back, the page shown or resumed, and with
+   * backoff); false again once it succeeds, and in every other state.
+   */
+  offline: boolean;
 }
 
 /** A Svelte store with a reactive `current` for runes code (`.svelte` and `.svelte.ts` files). */
@@ -74,7 +81,7 @@ export const sessionState = <C extends Claims>(
   status: SessionStatus,
   error: SessionError | null = null,
   known = false,
-): SessionState<C> => ({ status, user: null, expiresAt: null, error, known });
+): SessionState<C> => ({ status, user: null, expiresAt: null, error, known, offline: false });
 
 /** The session's transitions: the only ways its state changes. */
 export function createSession<C extends Claims>(initial: SessionState<C> = sessionState('loading')) {
@@ -92,8 +99,11 @@ export function createSession<C extends Claims>(initial: SessionState<C> = sessi
     },
     /** The page came back without the redirect having happened. */
     redirectAbandoned: () => readable.current.status === 'redirecting' && set(beforeRedirect),
-    signedIn: (user: C, expiresAt: number) => set({ status: 'signed-in', user, expiresAt, error: null, known: true }),
-    renewed: (expiresAt: number) => update((s) => ({ ...s, expiresAt })),
+    signedIn: (user: C, expiresAt: number) =>
+      set({ status: 'signed-in', user, expiresAt, error: null, known: true, offline: false }),
+    renewed: (expiresAt: number) => update((s) => ({ ...s, expiresAt, offline: false })),
+    /** A renewal could not reach the identity service: the session goes on, offline, until one does. */
+    offline: () => update((s) => ({ ...s, offline: true })),
     /**
      * Signed out, with an error that offers a new attempt returning to `returnTo`. A known person stays
      * known; `had`: this browser had a session the person did not end (a page load knows no one yet).

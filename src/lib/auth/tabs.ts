@@ -139,12 +139,15 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
       case 'renew': {
         const current = vault.tokens();
         if (!ours || !leading || !current) return;
-        // Renewed already: the asking tab only missed it. Otherwise renew once for every tab, and no more
-        // often than RENEW_ASKED_MS however many tabs ask.
+        // Renewed already: the asking tab only missed it. Offline: this tab retries for every tab on its own
+        // backoff, and the asking tab hears of the renewal under way as it ends. Otherwise renew once for
+        // every tab, and no more often than RENEW_ASKED_MS however many tabs ask.
         if (current.expiresAt > message.expiresAt) post({ type: 'renewed', id: message.id, sub: person()!, tokens: current });
-        else if (parts.now() - renewAskedAt >= RENEW_ASKED_MS) {
+        else if (vault.offline()) {
+          if (!vault.renewing()) post({ type: 'offline', id: message.id });
+        } else if (parts.now() - renewAskedAt >= RENEW_ASKED_MS) {
           renewAskedAt = parts.now();
-          void vault.renew(false);
+          void vault.renew();
         }
         return;
       }
@@ -152,11 +155,14 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
         const current = vault.tokens();
         // Only a renewal of what this tab holds: the current tokens sent to a tab that missed them are not one here.
         if (!forPerson || !current || !isRenewal(current, message.tokens)) return;
-        const renewals = [...waiting.values()].filter((waiter) => !waiter.params);
-        if (renewals.length) for (const waiter of renewals) waiter.settle(message.tokens);
-        else vault.take(message.tokens);
+        if (!settleRenewals(message.tokens)) vault.take(message.tokens);
         return;
       }
+      case 'offline':
+        // The leader's renewal could not reach the provider: a renewal waiting for it learns so now, and
+        // this tab's session is offline too, until the leader's next renewal arrives ('renewed').
+        if (ours && !settleRenewals(undefined, new AuthError('unreachable'))) vault.unreachable();
+        return;
       case 'grant': {
         if (!ours || !leading || !parts.grantable(message.params)) return;
         const { id: session, from } = message;
@@ -188,6 +194,13 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
   }
   channel?.addEventListener('message', onMessage);
 
+  /** Settles the renewals this tab waits for with the leader's result; false when none waits. */
+  function settleRenewals(tokens?: TokenSet, err?: AuthError): boolean {
+    const renewals = [...waiting.values()].filter((waiter) => !waiter.params);
+    for (const waiter of renewals) waiter.settle(tokens, err);
+    return renewals.length > 0;
+  }
+
   /** The leader makes the grant and tells the others what changed. */
   async function own(current: TokenSet, params: ResourceParams | undefined, signal: AbortSignal): Promise<TokenSet> {
     const session = id;
@@ -200,8 +213,9 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
         post({ type: 'rotated', id: session!, sub: sub!, refreshToken: next.refreshToken });
       return next;
     } catch (err) {
-      // A renewal that failed for good ends the session here (vault.ts), and so everywhere.
-      if (mine() && !params && classify(err) !== 'transient') post({ type: 'ended', id: session! });
+      // A renewal that failed for good ends the session here (vault.ts), and so everywhere; one that could
+      // not reach the provider leaves every tab's session offline, and the leader retries for all.
+      if (mine() && !params) post({ type: classify(err) === 'transient' ? 'offline' : 'ended', id: session! });
       throw err;
     }
   }

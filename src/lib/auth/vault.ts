@@ -56,13 +56,17 @@ export interface VaultParts {
   grant?(): Promise<Grant>;
   /** The access token was renewed within the session. */
   renewed(tokens: TokenSet): void;
+  /** A renewal could not reach the provider: the session goes on offline, its tokens kept, until one does. */
+  offline(): void;
   /** The session ended without a sign-out; `error` is the grant's failure when one ended it. */
   ended(error?: AuthError): void;
 }
 
 /** setTimeout fires at once for delays above 2^31-1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-const RETRY_MS = 15_000;
+/** A renewal that could not reach the provider is tried again after this, doubling up to RETRY_MAX_MS. */
+const RETRY_MS = 2_000;
+const RETRY_MAX_MS = 60_000;
 /** However short the token's life, renewals are at least this far apart: no tight loop. */
 const MIN_RENEW_DELAY_MS = 2_000;
 /** A token for an API is taken as expired this long before its end, or a fifth of its life when that is shorter. */
@@ -90,6 +94,8 @@ export function createVault(parts: VaultParts) {
   const apiTokens = new Map<string, { token: Promise<ApiToken>; value?: ApiToken }>();
   let dueAt = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /** Renewals in a row that could not reach the provider: while there are any, the session is offline. */
+  let misses = 0;
 
   const scope = () => held?.scope ?? parts.scope;
 
@@ -108,15 +114,22 @@ export function createVault(parts: VaultParts) {
 
   function due() {
     if (!held) return;
-    if (now() < dueAt) return schedule(dueAt);
-    if (held.tokens.refreshToken && parts.grant) void renew(false);
+    // A timer that fired early waits again; offline, the backoff's timer or the page's events say when.
+    if (now() < dueAt && !misses) return schedule(dueAt);
+    if (held.tokens.refreshToken && parts.grant) void renew();
     else end();
+  }
+
+  /** The provider could not be reached, by this tab or by the one that renews for it (tabs.ts). */
+  function unreachable() {
+    if (!misses++) parts.offline();
   }
 
   /** Closes the current session: its requests are aborted, its tokens for APIs forgotten; returns its tokens. */
   function finish(): TokenSet | undefined {
     const had = held?.tokens;
     held = undefined;
+    misses = 0;
     clearTimeout(timer);
     life.abort();
     life = new AbortController();
@@ -127,6 +140,7 @@ export function createVault(parts: VaultParts) {
   /** The session's tokens renewed: kept, planned and told, whatever their expiry (a provider may cap it). */
   function renewTo(tokens: TokenSet) {
     held = { ...held!, tokens };
+    misses = 0;
     plan(tokens);
     parts.renewed(tokens);
   }
@@ -178,7 +192,7 @@ export function createVault(parts: VaultParts) {
     });
   }
 
-  async function renewal(rejected: boolean): Promise<boolean> {
+  async function renewal(): Promise<boolean> {
     const current = held?.tokens;
     const { signal } = life;
     if (!current) return false;
@@ -191,16 +205,21 @@ export function createVault(parts: VaultParts) {
       return held?.tokens.accessToken !== current.accessToken;
     } catch (err) {
       if (signal.aborted) return false;
-      const retryAt = now() + RETRY_MS;
-      if (classify(err) === 'transient' && !rejected && retryAt < current.expiresAt) schedule(retryAt);
-      else end(toAuthError(err));
+      if (classify(err) !== 'transient') {
+        end(toAuthError(err));
+        return false;
+      }
+      // The network, not the provider: the tokens and the person stay, past expiry too, and the renewal is
+      // tried again with backoff, and at once when the page comes back or the browser is online (checkDue).
+      unreachable();
+      schedule(now() + Math.min(RETRY_MS * 2 ** (misses - 1), RETRY_MAX_MS));
       return false;
     }
   }
 
-  /** Renews now, once for every caller (single flight); `rejected`: a resource refused the token. True when new tokens arrived. */
-  function renew(rejected: boolean): Promise<boolean> {
-    renewing ??= renewal(rejected).finally(() => (renewing = undefined));
+  /** Renews now, once for every caller (single flight). True when new tokens arrived. */
+  function renew(): Promise<boolean> {
+    renewing ??= renewal().finally(() => (renewing = undefined));
     return renewing;
   }
 
@@ -256,7 +275,13 @@ export function createVault(parts: VaultParts) {
     take,
     rotate,
     renew,
+    /** The renewal under way, if any: a request waits for it rather than start another while offline. */
+    renewing: () => renewing,
     grant,
+    /** The last renewal could not reach the provider: the tokens are kept, and may have expired. */
+    offline: () => misses > 0,
+    /** The tab that renews for this one could not reach the provider either (tabs.ts). */
+    unreachable,
     /** The access token for `origin`'s API (undefined for an origin without one): kept until about to expire. */
     async apiToken(origin: string): Promise<string | undefined> {
       const api = apis.get(origin);
@@ -284,8 +309,11 @@ export function createVault(parts: VaultParts) {
       ended = undefined;
       return had;
     },
-    /** Timers stall while a laptop sleeps; call when the page comes back. */
-    checkDue: () => held && now() >= dueAt && due(),
+    /**
+     * Timers stall while a laptop sleeps or a page is frozen, and the network returns unannounced: call when
+     * the page comes back or is online, or this tab begins to renew for the others. Offline, it tries at once.
+     */
+    checkDue: () => held && (misses > 0 || now() >= dueAt) && due(),
   };
 }
 
