@@ -84,6 +84,22 @@ describe('the transitions', () => {
     expect(createSession(initial).session.current).toBe(initial);
   });
 
+  it('offline keeps the person and the expiry; a renewal, an expiry or a new sign-in ends it', () => {
+    const state = createSession<typeof ALICE>();
+    state.signedIn(ALICE, 1000);
+    state.offline();
+    expect(state.session.current).toMatchObject({ status: 'signed-in', user: ALICE, expiresAt: 1000, offline: true });
+    state.renewed(2000);
+    expect(state.session.current).toMatchObject({ status: 'signed-in', expiresAt: 2000, offline: false });
+    state.offline();
+    state.expired();
+    expect(state.session.current).toMatchObject({ status: 'expired', offline: false });
+    state.signedIn(ALICE, 3000);
+    state.offline();
+    state.signedIn(ALICE, 4000);
+    expect(state.session.current.offline).toBe(false);
+  });
+
   it('signedIn shows the person and the expiry; renewed moves only the expiry; signedOut shows nobody', () => {
     const state = createSession<typeof ALICE>();
     state.signedIn(ALICE, 1000);
