@@ -78,7 +78,9 @@ const sub: string | undefined = session.current.user?.sub;
 const failure: SessionError | null = session.current.error;
 const failureCode: AuthErrorCode | undefined = failure?.code;
 const failureReturnTo: string | undefined = failure?.returnTo;
-void [status, tenant, sub, failureCode, failureReturnTo];
+// Signed in, but the last renewal could not reach the provider: kept, and retried.
+const offline: boolean = session.current.offline;
+void [status, tenant, sub, failureCode, failureReturnTo, offline];
 // @ts-expect-error the session never carries a token
 export const token = auth.session.current.accessToken;
 
@@ -157,6 +159,7 @@ const codes: Record<AuthErrorCode, true> = {
   timeout: true,
   session_expired: true,
   insufficient_scope: true,
+  scope_not_allowed: true,
   insufficient_user_authentication: true,
   step_up_failed: true,
   interaction_required: true,
