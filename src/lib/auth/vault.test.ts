@@ -191,6 +191,11 @@ describe('renewal', () => {
     expect(parts.offline).toHaveBeenCalledTimes(1);
     expect(vault.take(tokens(3))).toBe(true);
     expect(vault.offline()).toBe(false);
+    // Without a session there is nothing to be offline.
+    vault.drop();
+    vault.unreachable();
+    expect(vault.offline()).toBe(false);
+    expect(parts.offline).toHaveBeenCalledTimes(1);
   });
 
   it('a failure that arrives after the session ended (signed out meanwhile) changes nothing', async () => {

@@ -120,9 +120,9 @@ export function createVault(parts: VaultParts) {
     else end();
   }
 
-  /** The provider could not be reached, by this tab or by the one that renews for it (tabs.ts). */
+  /** The provider could not be reached, by this tab or by the one that renews for it (tabs.ts): only a held session is offline. */
   function unreachable() {
-    if (!misses++) parts.offline();
+    if (held && !misses++) parts.offline();
   }
 
   /** Closes the current session: its requests are aborted, its tokens for APIs forgotten; returns its tokens. */
