@@ -9,6 +9,7 @@ import { listenPage } from './page';
 import type { TokenSet } from './protocol';
 import { createSession } from './session';
 import type { Hint } from './storage';
+import { AuthError } from './errors';
 import { createVault } from './vault';
 
 const ALICE = { sub: 'alice' };
@@ -71,6 +72,36 @@ describe('listenPage', () => {
       expect(state.session.current).toMatchObject({ status: 'expired', user: null, error: { code: 'session_expired' } });
     },
   );
+
+  it('a page being hidden or closed starts no renewal, not even offline: its answer could be lost, and the refresh token with it', async () => {
+    const state = createSession<typeof ALICE>();
+    const grant = vi.fn(async () => {
+      throw new AuthError('unreachable');
+    });
+    const vault = createVault({
+      client: { client_id: 'spa' },
+      now: () => now,
+      scope: 'openid',
+      grant: async () => grant,
+      renewed: (tokens) => state.renewed(tokens.expiresAt),
+      offline: state.offline,
+      ended: (error) => state.expired(error),
+    });
+    vault.hold({ tokens: { accessToken: 'at-1', refreshToken: 'rt-1', expiresAt: now + 60_000 }, scope: 'openid' });
+    await vault.renew();
+    expect(vault.offline()).toBe(true);
+    const port = page();
+    listenPage({ port, vault, state, storage: { readHint: () => 'had-session' }, signOut: vi.fn() });
+    // The event as the browser fires it at document, whose visibilityState the listener reads.
+    const visibility = (visibilityState: string) =>
+      ({ type: 'visibilitychange', target: { visibilityState } }) as unknown as Event;
+    for (const listener of port.listeners.get('visibilitychange')!) listener(visibility('hidden'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(grant).toHaveBeenCalledTimes(1);
+    for (const listener of port.listeners.get('visibilitychange')!) listener(visibility('visible'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(grant).toHaveBeenCalledTimes(2);
+  });
 
   it('a page shown again, not from the cache, checks the expiry too', () => {
     const { state, port } = setup('had-session');

@@ -21,7 +21,10 @@ export interface PageParts<C extends Claims> {
 export function listenPage<C extends Claims>({ port, vault, state, storage, signOut }: PageParts<C>): () => void {
   const checkDue = () => void vault.checkDue();
   const removers = [
-    port.listen('visibilitychange', checkDue),
+    port.listen('visibilitychange', (event) => {
+      // Not as the page is hidden or closed: a renewal sent then may spend the refresh token with its answer lost.
+      if ((event.target as Document | null)?.visibilityState !== 'hidden') checkDue();
+    }),
     port.listen('online', checkDue),
     // Page Lifecycle: a frozen page (a background tab, a device's sleep) runs again.
     port.listen('resume', checkDue),
