@@ -2,7 +2,8 @@
 // time, its answer shared by every tab that asks within a while, and a failure sent back as a code.
 import { toAuthError, type AuthErrorCode } from './errors';
 import type { ResourceParams, TokenSet } from './protocol';
-import { classify, type Vault } from './vault';
+import { classify } from './outcome';
+import type { Vault } from './vault';
 
 /** A grant's failure as a code for the asking tab, which classifies it as this tab would (vault.ts). */
 export function failureCode(err: unknown): AuthErrorCode {

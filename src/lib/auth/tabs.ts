@@ -12,7 +12,8 @@ import type { Locks } from './port';
 import type { Claims, ResourceParams, TokenSet } from './protocol';
 import type { Session } from './session';
 import type { AppNames } from './storage';
-import { classify, isRenewal, type Grant, type Held, type Vault } from './vault';
+import { classify, isRenewal } from './outcome';
+import type { Grant, Held, Vault } from './vault';
 
 export type Channel = Pick<BroadcastChannel, 'postMessage' | 'addEventListener' | 'removeEventListener'>;
 

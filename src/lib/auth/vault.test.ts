@@ -8,7 +8,8 @@ import { useAuthHarness, type Tab } from '../../testing/auth-harness';
 import { API_URL, APP_URL, idTokenClaims, json, setPageUrl, unsignedIdToken } from '../../testing/fake-idp';
 import { AuthError } from './errors';
 import type { ResourceParams, TokenSet } from './protocol';
-import { classify, createVault, type Grant, type VaultParts } from './vault';
+import { classify } from './outcome';
+import { createVault, type Grant, type VaultParts } from './vault';
 
 let now: number;
 const tokens = (n: number, expiresIn = 100_000, subject = 'alice'): TokenSet => ({

@@ -1,11 +1,12 @@
 // The token vault: the one owner of the session's tokens and their life. It holds the sign-in tokens and
 // the refresh token, the tokens for APIs (RFC 8707), the session's scope and DPoP key; makes every
 // refresh-token grant through one entry, in turn, as each may use and rotate the one refresh token;
-// renews before expiry; and decides in one place what a failed grant means. In memory only (RFC 10017
+// renews before expiry; and acts on what a failed grant means (outcome.ts). In memory only (RFC 10017
 // §6.3): nothing outside the auth module ever sees it.
 import { DPoP, type Client } from 'oauth4webapi';
 import { apiParams, apisByOrigin, type ApiOptions } from './apis';
 import { AuthError, toAuthError } from './errors';
+import { classify, isRenewal } from './outcome';
 import type { Proof, ResourceParams, TokenSet } from './protocol';
 
 /** The session as the vault holds it, and as one tab hands it to another. */
@@ -21,29 +22,6 @@ export interface Held {
 
 /** A refresh-token grant (RFC 6749 §6): a renewal without `params`, a token for one API with them (RFC 8707 §2.2). */
 export type Grant = (current: TokenSet, params: ResourceParams | undefined, signal: AbortSignal) => Promise<TokenSet>;
-
-/** What a failed grant means for the session. */
-export type Failure =
-  /** The network, a timeout or an abort: nothing is lost, a later grant may work. */
-  | 'transient'
-  /** Only the person can give what was asked, at the identity service (RFC 6749 §5.2 `invalid_scope`). */
-  | 'interaction'
-  /** The refresh token is refused (RFC 6749 §5.2 `invalid_grant`): the session cannot go on, in any tab. */
-  | 'refused'
-  /** Any other failure of this one grant. */
-  | 'failed';
-
-/** Whether `next` renews `current`: other tokens, of the same person, expiring no sooner. */
-export const isRenewal = (current: TokenSet, next: TokenSet): boolean =>
-  next.accessToken !== current.accessToken && next.expiresAt >= current.expiresAt && next.subject === current.subject;
-
-/** What a failed grant means: the one place this is decided, for this tab's grants and those of the lock holder. */
-export function classify(err: unknown): Failure {
-  const { code, oauthError } = toAuthError(err);
-  if (code === 'timeout' || code === 'unreachable' || code === 'aborted') return 'transient';
-  if (code === 'interaction_required' || oauthError === 'invalid_scope') return 'interaction';
-  return code === 'invalid_grant' ? 'refused' : 'failed';
-}
 
 export interface VaultParts {
   client: Client;
