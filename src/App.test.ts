@@ -1,5 +1,5 @@
 // The shell: the session's user and "Sign out" in the header, progress while busy, the session's alert
-// with a retry, routes by hash, and the skip link inside the banner.
+// with a retry and its offline status, routes by hash, and the skip link inside the banner.
 import '@testing-library/svelte/vitest';
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -76,6 +76,20 @@ describe('App', () => {
     await fireEvent.click(within(screen.getByRole('banner')).getByRole('button', { name: 'Sign out' }));
     expect(auth.signOut).toHaveBeenCalledTimes(1);
     await vi.waitFor(() => expect(location.hash).toBe('#/'));
+  });
+
+  it('offline: an unobtrusive status says the session is kept, in a live region there before it, and gone once renewed', async () => {
+    const signedIn = session('signed-in', { user: ALICE, expiresAt: Date.now() + 60_000 });
+    const { auth, set } = scriptedAuth(signedIn);
+    renderApp(auth);
+    const status = await screen.findByRole('status');
+    expect(status.textContent).toBe('');
+    set({ ...signedIn, offline: true });
+    await vi.waitFor(() => expect(status.textContent).toBe('Offline — your session is kept; reconnecting…'));
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(within(screen.getByRole('banner')).getByRole('button', { name: 'Sign out' })).toBeTruthy();
+    set(signedIn);
+    await vi.waitFor(() => expect(status.textContent).toBe(''));
   });
 
   it.each([

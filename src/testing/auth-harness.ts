@@ -47,6 +47,10 @@ export interface Harness {
   signIn(options?: { returnTo?: string; config?: AppConfig }): Promise<Tab & { authorizeUrl: string; callback: URLSearchParams }>;
 }
 
+/** The state a view reads while no one is signed in, for `toEqual`: every member written out. */
+export const noSession = (status: 'loading' | 'signed-out') =>
+  ({ status, user: null, expiresAt: null, error: null, known: false, offline: false }) as const;
+
 /** How many sign-ins tabs have announced to the others. */
 const sessionsAnnounced = () =>
   FakeBroadcastChannel.posted.filter(({ data }) => {
@@ -91,10 +95,10 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
       locks: h.locks,
       now: () => Date.now(),
       reloaded: () => reloaded,
+      // As the browser's port: at window in the capture phase, which document's events pass too.
       listen(type, listener) {
-        const target = type === 'visibilitychange' ? document : window;
-        target.addEventListener(type, listener);
-        return () => target.removeEventListener(type, listener);
+        addEventListener(type, listener, true);
+        return () => removeEventListener(type, listener, true);
       },
     };
   };

@@ -42,6 +42,7 @@ export const session = (status: SessionState['status'], rest: Partial<SessionSta
   expiresAt: null,
   error: null,
   known: status === 'signed-in' || status === 'expired',
+  offline: false,
   ...rest,
 });
 

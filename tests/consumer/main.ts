@@ -100,7 +100,9 @@ const sub: string | undefined = session.current.user?.sub;
 const failure: SessionError | null = session.current.error;
 const failureCode: AuthErrorCode | undefined = failure?.code;
 const failureReturnTo: string | undefined = failure?.returnTo;
-void [status, tenant, sub, failureCode, failureReturnTo];
+// Signed in, but the last renewal could not reach the provider: kept, and retried.
+const offline: boolean = session.current.offline;
+void [status, tenant, sub, failureCode, failureReturnTo, offline];
 // @ts-expect-error the session never carries a token
 export const token = auth.session.current.accessToken;
 

@@ -1,5 +1,5 @@
 // Issue 3: with 5-second access tokens the session renews in the background, unnoticed; issue 23: when
-// it cannot (offline), its end is said.
+// it cannot, its end is said (issue 22: not for the network, which leaves it offline, but for a refusal).
 import { describe, expect, it } from 'vitest';
 import { formOf, tokenRequests } from '../support/flows';
 import { readClaims, routeOf, signIn, useEnv } from './helpers';
@@ -44,13 +44,27 @@ describe('session renewal', () => {
     }
   });
 
-  it('a session that ends while the browser is offline says so: "Sign in again", and Sign out beside it', async () => {
+  it('offline, the session is kept; back online with a refresh token the provider refused meanwhile: "Sign in again", and Sign out beside it', async () => {
     const session = await env.open();
-    const { page, context } = session;
+    const { page, context, log } = session;
     await signIn(session, env.stack.app.url);
     await readClaims(page);
+    await log.settle();
+    const { refresh_token } = JSON.parse(tokenRequests(log).findLast((e) => e.status === 200)!.body ?? '{}') as {
+      refresh_token: string;
+    };
     await context.setOffline(true);
-    // The renewal cannot reach the provider; the 5-second token runs out and the session ends.
+    // The renewal cannot reach the provider: the session stays, offline (offline.test.ts has the rest).
+    await page.getByRole('status').filter({ hasText: 'Offline' }).waitFor({ timeout: 20_000 });
+    // Meanwhile the refresh token is revoked (RFC 7009), as a provider does at its own sign-out or an admin's.
+    const { accountUrl, clientId } = env.stack.idp;
+    const revoked = await fetch(`${accountUrl}/connect/revocation`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: refresh_token, token_type_hint: 'refresh_token', client_id: clientId }),
+    });
+    expect(revoked.status).toBe(200);
+    await context.setOffline(false);
+    // Back online the renewal is refused (invalid_grant): the session ends, and says so.
     const alert = page.getByRole('alert').filter({ hasText: 'Your session has expired.' });
     await alert.waitFor({ timeout: 20_000 });
     expect(await alert.getByRole('button', { name: 'Sign in again' }).count()).toBe(1);

@@ -3,7 +3,7 @@
 // sign-in lets the person choose an account (prompt=login). With the provider's endpoints: signout tests.
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { createAuth, type Auth, type SessionState } from '.';
-import { useAuthHarness, type Tab } from '../../testing/auth-harness';
+import { noSession, useAuthHarness, type Tab } from '../../testing/auth-harness';
 import { API_URL, APP_URL, FakeBroadcastChannel, NAMES, allStorage, setPageUrl } from '../../testing/fake-idp';
 import { appNames } from './storage';
 
@@ -27,7 +27,7 @@ describe('sign-out', () => {
     tab.auth.signOut();
     expect(await pending).toMatchObject({ code: 'aborted' });
     expect(h.idp.to(API_URL)[0].init.signal?.aborted).toBe(true);
-    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
+    expect(tab.state).toEqual(noSession('signed-out'));
     // The module never navigates in the app (the app does), and sends nothing anywhere without endSessionUrl.
     expect(location.href).toBe(APP_URL);
     // Only the non-secret "signed out on purpose" mark stays, for prompt=login on the next sign-in.
@@ -119,7 +119,7 @@ describe('account switching without provider endpoints', () => {
     // The provider's part of a sign-out runs with its module: let it load and run.
     await vi.dynamicImportSettled();
     expect(h.assign.mock.calls.length).toBe(navigations);
-    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
+    expect(tab.state).toEqual(noSession('signed-out'));
   });
 });
 

@@ -2,7 +2,8 @@
 // sizes and keys before a tab uses it (what a tab then does with one is tested in tabs.test.ts).
 import { describe, expect, it } from 'vitest';
 import { AuthError } from './errors';
-import { failureCode, parseMessage } from './channel';
+import { parseMessage } from './channel';
+import { failureCode } from './grants';
 import { appNames } from './storage';
 
 const NOW = 1_700_000_000_000;

@@ -1,9 +1,9 @@
 // The messages the app's tabs send each other over the channel (tabs.ts), and their checks: every
 // message is input from another page of the origin, validated for its app, shape, ids and sizes before
 // anything of it is used; keys are accepted only non-extractable, and only when tokens are DPoP-bound.
-import { toAuthError, type AuthErrorCode } from './errors';
+import type { AuthErrorCode } from './errors';
 import { toClaims, type Claims, type ResourceParams, type TokenSet } from './protocol';
-import { classify, type Held } from './vault';
+import type { Held } from './vault';
 
 /** A session as one tab offers it to another: the vault's, with the person and the session's id on the channel. */
 export interface Shared<C extends Claims> extends Held {
@@ -22,20 +22,13 @@ export type Body<C extends Claims> =
   | { type: 'granted'; id: string; to: string; sub: string; tokens?: TokenSet; error?: AuthErrorCode }
   | { type: 'rotated'; id: string; sub: string; refreshToken: string }
   | { type: 'ended'; id: string }
+  /** The leader's renewal could not reach the provider: the session is offline in every tab. */
+  | { type: 'offline'; id: string }
   | { type: 'signed-out'; id: string }
   /** The person used a tab of the session at `at` (epoch ms): the idle deadline moves for every tab (idle.ts). */
   | { type: 'active'; id: string; at: number }
   /** The session ended for idleness; `revoked`: the sending tab revoked its tokens, so no other tab does. */
   | { type: 'idle'; id: string; revoked: boolean };
-
-/** A grant's failure as the code a `granted` message carries: the asking tab classifies it as the granting tab would (vault.ts). */
-export function failureCode(err: unknown): AuthErrorCode {
-  try {
-    return classify(err) === 'interaction' ? 'interaction_required' : toAuthError(err).code;
-  } catch {
-    return 'invalid_response';
-  }
-}
 
 /** Every message names its app (storage.ts `appNames`): another app's tabs on the origin never act on it. */
 export type Message<C extends Claims> = Body<C> & { app: string };
@@ -155,6 +148,7 @@ export function parseMessage<C extends Claims>(data: unknown, expected: Expected
       case 'rotated':
         return isId(data.id) && isSub(data.sub) && isToken(data.refreshToken);
       case 'ended':
+      case 'offline':
       case 'signed-out':
         return isId(data.id);
       case 'active':

@@ -5,7 +5,7 @@
 // own, then through an instance over the fake identity service. (On a server: ssr.test.ts.)
 import { get } from 'svelte/store';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { useAuthHarness } from '../../testing/auth-harness';
+import { noSession, useAuthHarness } from '../../testing/auth-harness';
 import { API_URL, APP_URL, FakeBroadcastChannel, FakeLocks, json, setPageUrl } from '../../testing/fake-idp';
 import { createCore, type CoreParts } from './core';
 import type { Network } from './http';
@@ -42,6 +42,16 @@ const tokens = (n: number, expiresIn = 300_000): TokenSet => ({
   subject: ALICE.sub,
 });
 
+/** What a view reads once alice signed in with tokens(1). */
+const aliceSignedIn = () => ({
+  status: 'signed-in',
+  user: ALICE,
+  expiresAt: now + 300_000,
+  error: null,
+  known: true,
+  offline: false,
+});
+
 function setup(more: Partial<CoreParts<typeof ALICE>> = {}) {
   const network = vi.fn<Network>(async (request) => Response.json({ sentWith: request.headers.get('authorization') }));
   const core = createCore<typeof ALICE>({
@@ -70,7 +80,7 @@ describe('a session begins and ends', () => {
   it("signedIn shows the person and the tokens' expiry; auth.fetch sends its access token", async () => {
     const { core, session } = setup();
     core.signedIn({ tokens: tokens(1), scope: 'openid' }, ALICE);
-    expect(session()).toEqual({ status: 'signed-in', user: ALICE, expiresAt: now + 300_000, error: null, known: true });
+    expect(session()).toEqual(aliceSignedIn());
     expect(await (await core.fetch(`${API}/x`)).json()).toEqual({ sentWith: 'Bearer at-1' });
   });
 
@@ -78,7 +88,7 @@ describe('a session begins and ends', () => {
     const { core, network, session } = setup();
     core.signedIn({ tokens: tokens(1), scope: 'openid' }, ALICE);
     expect(core.signOut('user')).toEqual(tokens(1));
-    expect(session()).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
+    expect(session()).toEqual(noSession('signed-out'));
     expect(core.signOut('user')).toBeUndefined();
     await expect(core.fetch(`${API}/x`)).rejects.toMatchObject({ code: 'unauthenticated' });
     expect(network).not.toHaveBeenCalled();
@@ -250,7 +260,7 @@ describe('settled', () => {
     core.state.redirecting();
     expect(await peek(settled)).toEqual({ resolved: false });
     core.signedIn({ tokens: tokens(1), scope: 'openid' }, ALICE);
-    expect(await settled).toEqual({ status: 'signed-in', user: ALICE, expiresAt: now + 300_000, error: null, known: true });
+    expect(await settled).toEqual(aliceSignedIn());
   });
 
   it('resolves at once when settled already, with the session as it is then', async () => {
@@ -271,7 +281,7 @@ describe('settled() through an instance', () => {
     const settled = tab.auth.settled();
     expect(await peek(settled)).toEqual({ resolved: false });
     await tab.auth.start();
-    expect(await settled).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
+    expect(await settled).toEqual(noSession('signed-out'));
   });
 
   it('resolves signed-in after a callback, asked before start() completes it; auth.fetch then carries the token', async () => {
@@ -326,7 +336,7 @@ describe('settled() through an instance', () => {
     window.dispatchEvent(pageshow);
     expect(await peek(settled)).toEqual({
       resolved: true,
-      value: { status: 'signed-out', user: null, expiresAt: null, error: null, known: false },
+      value: noSession('signed-out'),
     });
   });
 

@@ -58,6 +58,7 @@ export function createCore<C extends Claims>(parts: CoreParts<C>) {
     ...parts,
     grant: connect && (async () => (await connect()).grant),
     renewed: (tokens) => state.renewed(tokens.expiresAt),
+    offline: state.offline,
     ended: (error) => state.expired(error),
     retrying: (error) => events.emit('renew-failed', { error: publicError(error) }),
   });

@@ -177,20 +177,24 @@ describe('through createAuth', () => {
       h.idp.expiresIn = 300;
     });
 
-    it('renew-failed when a renewal fails on the network and the session goes on; renewed with the new expiry', async () => {
+    it('offline and renew-failed when a renewal fails on the network and the session goes on; online and renewed with the new expiry', async () => {
       h.idp.refreshTokens = true;
       const { tab, seen } = await signInRecorded();
       let failures = 1;
       h.idp.token = (request, standard) =>
         failures-- > 0 ? Promise.reject(new TypeError('Failed to fetch')) : standard(request);
-      // Renewal at 240 s fails, the retry 15 s later works.
+      // Renewal at 240 s fails, the retry a backoff later works.
       await vi.advanceTimersByTimeAsync(240_000);
-      expect(seen.map(([type]) => type)).toEqual(['signed-in', 'renew-failed']);
-      const [, failed] = seen[1] as ['renew-failed', AuthEvents['renew-failed']];
+      expect(seen.map(([type]) => type)).toEqual(['signed-in', 'offline', 'renew-failed']);
+      expect(seen[1]).toEqual(['offline', {}]);
+      const [, failed] = seen[2] as ['renew-failed', AuthEvents['renew-failed']];
       expectPublicError(failed.error, 'unreachable');
       expect(tab.state.status).toBe('signed-in');
       await vi.advanceTimersByTimeAsync(15_000);
-      expect(seen[2]).toEqual(['renewed', { expiresAt: tab.state.expiresAt }]);
+      expect(seen.slice(3)).toEqual([
+        ['online', {}],
+        ['renewed', { expiresAt: tab.state.expiresAt }],
+      ]);
       expect(tab.state.expiresAt).toBeGreaterThan(Date.now() + 250_000);
     });
 
@@ -289,7 +293,7 @@ describe('through createAuth', () => {
     await vi.advanceTimersByTimeAsync(300_000);
     const seen = [...failed.seen, ...signedOut.seen, ...first.seen, ...adopting.seen];
     expect(new Set(seen.map(([type]) => type))).toEqual(
-      new Set(['signed-in', 'renew-failed', 'renewed', 'expired', 'signed-out', 'error']),
+      new Set(['signed-in', 'offline', 'renew-failed', 'online', 'renewed', 'expired', 'signed-out', 'error']),
     );
     const secrets = [
       ...h.idp.issued.flatMap((body) => [body.access_token, body.refresh_token, body.id_token]),

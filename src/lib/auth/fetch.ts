@@ -5,7 +5,7 @@ import { apisByOrigin, type ApiOptions } from './apis';
 import { withoutOversizedChallenge } from './challenge';
 import { AuthError, toAuthError } from './errors';
 import { boundedFetch, insecure, type Network, type RequestLimits } from './http';
-import { withNonce } from './protocol';
+import { withNonce, type TokenSet } from './protocol';
 import { unionScope } from './scope';
 import type { Vault } from './vault';
 
@@ -26,6 +26,7 @@ export interface AuthFetchParts {
   timeoutMs: number;
   /** Cap on a response's size; none by default (the body streams). */
   maxBytes?: number;
+  now(): number;
 }
 
 /**
@@ -70,6 +71,23 @@ function boundStepUp(error: AuthError, allowed: string[], resource?: string): Au
 }
 
 /**
+ * The session's tokens for a request. Expired (timers stall while a laptop sleeps or a page is frozen),
+ * they are renewed first; offline, only by a renewal already under way, as the backoff and the page's
+ * events make them (vault.ts). Still expired: `unreachable`, and the session stays.
+ */
+async function tokensFor(vault: Vault, now: () => number): Promise<TokenSet> {
+  const expired = () => {
+    const at = vault.tokens()?.expiresAt;
+    return at !== undefined && now() >= at;
+  };
+  if (expired()) await (vault.offline() ? vault.renewing() : vault.renew());
+  if (expired()) throw new AuthError('unreachable');
+  const current = vault.tokens();
+  if (!current) throw new AuthError('unauthenticated');
+  return current;
+}
+
+/**
  * The caller's request with our defaults where the caller set nothing: no cookies, no referrer, no
  * cache (a response to a token is private). Every member the caller did set is kept.
  */
@@ -90,7 +108,7 @@ function withDefaults(input: RequestInfo | URL, url: URL, init: RequestInit = {}
  * an `insufficient_scope` for more than its origin may ask as `scope_not_allowed`.
  */
 export function createAuthFetch(parts: AuthFetchParts): typeof fetch {
-  const { network, vault, allowed, base, timeoutMs, maxBytes } = parts;
+  const { network, vault, allowed, base, timeoutMs, maxBytes, now } = parts;
   const apis = apisByOrigin(parts.apis);
   const signInAllowed = unionScope(parts.scope, parts.stepUpScopes).split(' ');
   return async (input, init) => {
@@ -101,8 +119,7 @@ export function createAuthFetch(parts: AuthFetchParts): typeof fetch {
     const template = stream ? () => request : () => request.clone();
     const signal = AbortSignal.any([request.signal, vault.signal()]);
     for (let attempt = 0; ; attempt++) {
-      const current = vault.tokens();
-      if (!current) throw new AuthError('unauthenticated');
+      const current = await tokensFor(vault, now);
       // Keyed by the origin the allow-list passed: an API's token cannot be sent anywhere else.
       const apiToken = await vault.apiToken(url.origin);
       const token = apiToken ?? current.accessToken;
@@ -134,10 +151,12 @@ export function createAuthFetch(parts: AuthFetchParts): typeof fetch {
         // Replay once: with the token another request already renewed, or after one shared renewal.
         // A stream cannot be sent again: its caller gets the 401, and the next request the new token.
         const renewed = () => vault.tokens()?.accessToken !== current.accessToken;
-        if (attempt === 0 && (renewed() || (await vault.renew(true)))) {
+        if (attempt === 0 && (renewed() || (await vault.renew()))) {
           if (stream) return err.response;
           continue;
         }
+        // The provider could not be reached to renew: the session stays (vault.ts), and the caller learns why.
+        if (vault.offline()) throw new AuthError('unreachable', {}, err);
         // Refused even when fresh: this tab's session ends (another tab's, with the same tokens, goes on).
         if (!renewed()) vault.end();
         throw new AuthError('session_expired', {}, err);

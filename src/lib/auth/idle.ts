@@ -122,8 +122,8 @@ export function watchIdle<C extends Claims>(parts: IdleParts<C>) {
   // A moment later: messages other tabs sent while this page was frozen are read first.
   const wake = () => void setTimeout(check);
   const removers = [
-    ...INPUT.map((type) => port.listen(type, input, { capture: true, passive: true })),
-    ...WAKE.map((type) => port.listen(type, wake, { capture: true })),
+    ...INPUT.map((type) => port.listen(type, input, { passive: true })),
+    ...WAKE.map((type) => port.listen(type, wake)),
   ];
 
   return {

@@ -3,7 +3,7 @@
 // back; the app navigates, never the module.
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { get } from 'svelte/store';
-import { useAuthHarness } from '../../testing/auth-harness';
+import { noSession, useAuthHarness } from '../../testing/auth-harness';
 import {
   ALICE,
   API_URL,
@@ -72,7 +72,7 @@ describe('nothing before start()', () => {
     const opened = vi.fn();
     vi.stubGlobal('BroadcastChannel', opened);
     const auth = createAuth(authOptions(h.config));
-    expect(auth.session.current).toEqual({ status: 'loading', user: null, expiresAt: null, error: null, known: false });
+    expect(auth.session.current).toEqual(noSession('loading'));
     expect(getItem).not.toHaveBeenCalled();
     expect(opened).not.toHaveBeenCalled();
     expect(FakeBroadcastChannel.open.size).toBe(channels);

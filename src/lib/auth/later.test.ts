@@ -70,6 +70,7 @@ function setup(idle?: IdleOptions) {
     // The relay below makes every grant, as in an instance.
     grant: async () => tabs.grant,
     renewed: (tokens) => state.renewed(tokens.expiresAt),
+    offline: state.offline,
     ended: (error) => state.expired(error),
     retrying: () => {},
   });
@@ -167,8 +168,8 @@ describe('connectTabs', () => {
   it('with idle set it watches for input and stayActive() tells the other tabs; without, it does neither', async () => {
     const watched = setup({ timeoutMs: 600_000, warnMs: 60_000 });
     const id = await watched.signIn();
-    // The page's three, and five kinds of input and four page events for the idle sign-out.
-    expect(watched.listeners.size).toBe(12);
+    // The page's four, and five kinds of input and four page events for the idle sign-out.
+    expect(watched.listeners.size).toBe(13);
     watched.relay.stayActive();
     await vi.waitFor(() => expect(watched.received).toContainEqual(expect.objectContaining({ type: 'active', id })));
     watched.relay.destroy();
@@ -177,7 +178,7 @@ describe('connectTabs', () => {
     FakeBroadcastChannel.reset();
     const plain = setup();
     await plain.signIn();
-    expect(plain.listeners.size).toBe(3);
+    expect(plain.listeners.size).toBe(4);
     plain.relay.stayActive();
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(plain.received.filter((m) => m.type === 'active')).toEqual([]);
@@ -187,7 +188,7 @@ describe('connectTabs', () => {
     const { port, locks, listeners, state, signOut, signIn, relay, other, received } = setup();
     const id = await signIn();
     const channel = vi.mocked(port.channel).mock.results[0].value as FakeBroadcastChannel;
-    expect(listeners.size).toBe(3);
+    expect(listeners.size).toBe(4);
     relay.destroy();
     expect(FakeBroadcastChannel.open.has(channel)).toBe(false);
     expect(() => channel.postMessage({})).toThrow(expect.objectContaining({ name: 'InvalidStateError' }));

@@ -3,13 +3,14 @@
 // back/forward cache shows neither an endless redirect nor a person another tab signed out. Then the
 // same through an instance, on happy-dom's window.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { useAuthHarness } from '../../testing/auth-harness';
-import { NAMES } from '../../testing/fake-idp';
+import { noSession, useAuthHarness } from '../../testing/auth-harness';
+import { API_URL, NAMES } from '../../testing/fake-idp';
 import { listenPage } from './page';
 import type { TokenSet } from './protocol';
 import { createEvents } from './events';
 import { createSession } from './session';
 import type { Hint } from './storage';
+import { AuthError } from './errors';
 import { createVault } from './vault';
 
 const ALICE = { sub: 'alice' };
@@ -41,6 +42,7 @@ function setup(hint: Hint) {
     now: () => now,
     scope: 'openid',
     renewed: (tokens) => state.renewed(tokens.expiresAt),
+    offline: state.offline,
     ended: (error) => state.expired(error),
     retrying: () => {},
   });
@@ -60,7 +62,7 @@ describe('listenPage', () => {
   });
   afterEach(() => vi.useRealTimers());
 
-  it.each(['visibilitychange', 'online'])(
+  it.each(['visibilitychange', 'online', 'resume'])(
     '%s checks the expiry the stalled timers missed: an expired session ends at once',
     (type) => {
       const { state, port } = setup('had-session');
@@ -72,6 +74,37 @@ describe('listenPage', () => {
       expect(state.session.current).toMatchObject({ status: 'expired', user: null, error: { code: 'session_expired' } });
     },
   );
+
+  it('a page being hidden or closed starts no renewal, not even offline: its answer could be lost, and the refresh token with it', async () => {
+    const state = createSession<typeof ALICE>(createEvents());
+    const grant = vi.fn(async () => {
+      throw new AuthError('unreachable');
+    });
+    const vault = createVault({
+      client: { client_id: 'spa' },
+      now: () => now,
+      scope: 'openid',
+      grant: async () => grant,
+      renewed: (tokens) => state.renewed(tokens.expiresAt),
+      offline: state.offline,
+      ended: (error) => state.expired(error),
+      retrying: () => {},
+    });
+    vault.hold({ tokens: { accessToken: 'at-1', refreshToken: 'rt-1', expiresAt: now + 60_000 }, scope: 'openid' });
+    await vault.renew();
+    expect(vault.offline()).toBe(true);
+    const port = page();
+    listenPage({ port, vault, state, storage: { readHint: () => 'had-session' }, signOut: vi.fn() });
+    // The event as the browser fires it at document, whose visibilityState the listener reads.
+    const visibility = (visibilityState: string) =>
+      ({ type: 'visibilitychange', target: { visibilityState } }) as unknown as Event;
+    for (const listener of port.listeners.get('visibilitychange')!) listener(visibility('hidden'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(grant).toHaveBeenCalledTimes(1);
+    for (const listener of port.listeners.get('visibilitychange')!) listener(visibility('visible'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(grant).toHaveBeenCalledTimes(2);
+  });
 
   it('a page shown again, not from the cache, checks the expiry too', () => {
     const { state, port } = setup('had-session');
@@ -117,7 +150,7 @@ describe('listenPage', () => {
 
   it('the remover removes every listener it added: no event acts afterwards', () => {
     const { state, port, signOut, remove } = setup('signed-out');
-    expect(port.count()).toBe(3);
+    expect(port.count()).toBe(4);
     remove();
     expect(port.count()).toBe(0);
     now += 61_000;
@@ -150,7 +183,7 @@ describe('through an instance', () => {
     const pageshow = new Event('pageshow');
     Object.defineProperty(pageshow, 'persisted', { value: true });
     window.dispatchEvent(pageshow);
-    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
+    expect(tab.state).toEqual(noSession('signed-out'));
   });
 
   it('a page restored from the back/forward cache while still signed in stays signed in', async () => {
@@ -159,5 +192,51 @@ describe('through an instance', () => {
     Object.defineProperty(pageshow, 'persisted', { value: true });
     window.dispatchEvent(pageshow);
     expect(tab.state.status).toBe('signed-in');
+  });
+
+  describe('frozen past expiry (timers stalled), with a refresh token', () => {
+    async function frozen() {
+      vi.useFakeTimers();
+      h.idp.refreshTokens = true;
+      h.idp.expiresIn = 10;
+      const tab = await h.signIn();
+      await tab.auth.fetch(API_URL);
+      // The clock moves on, no timer fires: a frozen page, a sleeping laptop.
+      vi.setSystemTime(Date.now() + 60_000);
+      return tab;
+    }
+
+    it('resumed (Page Lifecycle `resume`, at document): renewed at once', async () => {
+      const tab = await frozen();
+      const resumedAt = Date.now();
+      document.dispatchEvent(new Event('resume'));
+      await vi.waitFor(() => expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1));
+      await vi.waitFor(() => expect(tab.state.expiresAt).toBeGreaterThanOrEqual(resumedAt + 10_000));
+      expect(tab.state).toMatchObject({ status: 'signed-in', offline: false });
+    });
+
+    it('the first API call before any event: renewed first, then sent with the new token', async () => {
+      const tab = await frozen();
+      const sent = h.idp.to(API_URL).length;
+      expect((await tab.auth.fetch(API_URL)).status).toBe(200);
+      expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
+      // One request to the API, with the renewed token: the expired one was never sent.
+      expect(h.idp.to(API_URL)).toHaveLength(sent + 1);
+      expect(h.idp.to(API_URL).at(-1)!.headers.get('authorization')).toBe(
+        `Bearer ${h.idp.issued.at(-1)!.access_token as string}`,
+      );
+    });
+
+    it('and offline: that call fails unreachable, never session_expired, and the session stays, offline', async () => {
+      const tab = await frozen();
+      h.idp.token = () => {
+        throw new TypeError('Failed to fetch');
+      };
+      await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unreachable' });
+      expect(tab.state).toMatchObject({ status: 'signed-in', offline: true, user: { sub: 'alice-sub' } });
+      // Offline, a call does not start a renewal of its own: the backoff and the page's events do.
+      await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unreachable' });
+      expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
+    });
   });
 });

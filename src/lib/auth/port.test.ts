@@ -59,16 +59,21 @@ it('says a load is a reload only when the navigation entry says so', () => {
   expect(port().reloaded()).toBe(false);
 });
 
-it('listens on window, and on document for visibilitychange, until the remover runs', () => {
+it("listens at window, where document's events pass too (visibilitychange, resume, which does not bubble), until the remover runs", () => {
   const p = port();
   const onOnline = vi.fn();
   const onVisible = vi.fn();
-  const removers = [p.listen('online', onOnline), p.listen('visibilitychange', onVisible)];
-  window.dispatchEvent(new Event('online'));
-  document.dispatchEvent(new Event('visibilitychange'));
+  const onResume = vi.fn();
+  const removers = [p.listen('online', onOnline), p.listen('visibilitychange', onVisible), p.listen('resume', onResume)];
+  const fire = () => {
+    window.dispatchEvent(new Event('online'));
+    document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
+    document.dispatchEvent(new Event('resume'));
+  };
+  fire();
   for (const remove of removers) remove();
-  window.dispatchEvent(new Event('online'));
-  document.dispatchEvent(new Event('visibilitychange'));
+  fire();
   expect(onOnline).toHaveBeenCalledTimes(1);
   expect(onVisible).toHaveBeenCalledTimes(1);
+  expect(onResume).toHaveBeenCalledTimes(1);
 });

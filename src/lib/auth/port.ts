@@ -17,8 +17,12 @@ export interface BrowserPort extends Stores {
   now(): number;
   /** This page load is a reload (the person asked for it), not Back, a link or a redirect. */
   reloaded(): boolean;
-  /** Adds a listener to window ('online', 'pageshow') or document ('visibilitychange'); returns its removal. */
-  listen(type: string, listener: (event: Event) => void, options?: AddEventListenerOptions): () => void;
+  /**
+   * Adds a listener for events at window ('online', 'pageshow') or document ('visibilitychange', 'resume'):
+   * it listens at window in the capture phase, which document's events pass too; returns its removal.
+   * `passive` for input the listener only notes (the idle watch).
+   */
+  listen(type: string, listener: (event: Event) => void, options?: { passive?: boolean }): () => void;
 }
 
 /** The part of the Web Locks API (navigator.locks) the tabs use. */
@@ -40,9 +44,8 @@ export function browserPort(): BrowserPort {
     now: Date.now,
     reloaded: () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.type === 'reload',
     listen(type, listener, options) {
-      const target = type === 'visibilitychange' ? document : window;
-      target.addEventListener(type, listener, options);
-      return () => target.removeEventListener(type, listener, options);
+      addEventListener(type, listener, { ...options, capture: true });
+      return () => removeEventListener(type, listener, true);
     },
   };
 }

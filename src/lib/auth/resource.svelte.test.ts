@@ -3,7 +3,7 @@
 // then wired to a real session over the fake identity service. A .svelte.test.ts file, for $state.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { get, writable, type Readable, type Writable } from 'svelte/store';
-import { useAuthHarness } from '../../testing/auth-harness';
+import { noSession, useAuthHarness } from '../../testing/auth-harness';
 import { ALICE, API_URL, BOB, challenge, challengeHeader, deferred, json, type Deferred } from '../../testing/fake-idp';
 import { AuthError } from './errors';
 import { createResource, type ResourceState } from './resource.svelte';
@@ -18,8 +18,9 @@ const signedIn = (user = ALICE): SessionState => ({
   expiresAt: 1,
   error: null,
   known: true,
+  offline: false,
 });
-const SIGNED_OUT: SessionState = { status: 'signed-out', user: null, expiresAt: null, error: null, known: false };
+const SIGNED_OUT: SessionState = noSession('signed-out');
 
 interface Call {
   url: string;
@@ -36,7 +37,7 @@ describe('against the store contract', () => {
   let stop: (() => void) | undefined;
 
   beforeEach(() => {
-    session = writable<SessionState>({ status: 'loading', user: null, expiresAt: null, error: null, known: false });
+    session = writable<SessionState>(noSession('loading'));
     calls = [];
     seen = [];
     authFetch = vi.fn((url: RequestInfo | URL, init?: AuthFetchInit) => {

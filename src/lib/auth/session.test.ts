@@ -14,7 +14,7 @@ import { createSession, reactiveStore, sessionState, type SessionState } from '.
 import SignedInAs from './__fixtures__/SignedInAs.svelte';
 
 const ALICE = { sub: 'alice-sub', name: 'Alice' };
-const SIGNED_OUT = { status: 'signed-out', user: null, expiresAt: null, error: null, known: false };
+const SIGNED_OUT = { status: 'signed-out', user: null, expiresAt: null, error: null, known: false, offline: false };
 
 /** Renders a view that reads `session.current`, as every view of an app does. */
 const show = (session: Auth['session']) => render(SignedInAs, { context: authContext({ session } as Auth) });
@@ -63,7 +63,7 @@ describe('reactiveStore', () => {
     const view = show(readable);
     expect(screen.getByText('loading: nobody')).toBeTruthy();
     expect(start).toHaveBeenCalledTimes(1);
-    set({ status: 'signed-in', user: ALICE, expiresAt: 1, error: null, known: true });
+    set({ status: 'signed-in', user: ALICE, expiresAt: 1, error: null, known: true, offline: false });
     await tick();
     expect(screen.getByText('signed-in: Alice')).toBeTruthy();
     view.unmount();
@@ -79,17 +79,48 @@ describe('the transitions', () => {
       expiresAt: null,
       error: null,
       known: false,
+      offline: false,
     });
     const initial = sessionState('expired', { code: 'session_expired' });
     expect(createSession(createEvents(), initial).session.current).toBe(initial);
   });
 
+  it('offline keeps the person and the expiry; a renewal, an expiry or a new sign-in ends it', () => {
+    const state = createSession<typeof ALICE>(createEvents());
+    state.signedIn(ALICE, 1000);
+    state.offline();
+    expect(state.session.current).toMatchObject({ status: 'signed-in', user: ALICE, expiresAt: 1000, offline: true });
+    state.renewed(2000);
+    expect(state.session.current).toMatchObject({ status: 'signed-in', expiresAt: 2000, offline: false });
+    state.offline();
+    state.expired();
+    expect(state.session.current).toMatchObject({ status: 'expired', offline: false });
+    state.signedIn(ALICE, 3000);
+    state.offline();
+    state.signedIn(ALICE, 4000);
+    expect(state.session.current.offline).toBe(false);
+  });
+
   it('signedIn shows the person and the expiry; renewed moves only the expiry; signedOut shows nobody', () => {
     const state = createSession<typeof ALICE>(createEvents());
     state.signedIn(ALICE, 1000);
-    expect(state.session.current).toEqual({ status: 'signed-in', user: ALICE, expiresAt: 1000, error: null, known: true });
+    expect(state.session.current).toEqual({
+      status: 'signed-in',
+      user: ALICE,
+      expiresAt: 1000,
+      error: null,
+      known: true,
+      offline: false,
+    });
     state.renewed(2000);
-    expect(state.session.current).toEqual({ status: 'signed-in', user: ALICE, expiresAt: 2000, error: null, known: true });
+    expect(state.session.current).toEqual({
+      status: 'signed-in',
+      user: ALICE,
+      expiresAt: 2000,
+      error: null,
+      known: true,
+      offline: false,
+    });
     state.signedOut();
     expect(state.session.current).toEqual(SIGNED_OUT);
   });
@@ -106,6 +137,7 @@ describe('the transitions', () => {
       expiresAt: null,
       error: { code: 'cancelled', oauthError: 'access_denied', returnTo: '/orders' },
       known: true,
+      offline: false,
     });
     expect(JSON.stringify(current)).not.toContain('server text');
   });
@@ -120,6 +152,7 @@ describe('the transitions', () => {
       expiresAt: null,
       error: { code: 'session_expired', oauthError: 'invalid_grant', status: 400, returnTo: '/notes' },
       known: true,
+      offline: false,
     });
     state.expired();
     expect(state.session.current).toMatchObject({ status: 'expired', error: { code: 'session_expired' } });
@@ -137,7 +170,14 @@ describe('the transitions', () => {
     state.signedIn(ALICE, 1000);
     const before = state.session.current;
     state.redirecting();
-    expect(state.session.current).toEqual({ status: 'redirecting', user: null, expiresAt: null, error: null, known: true });
+    expect(state.session.current).toEqual({
+      status: 'redirecting',
+      user: null,
+      expiresAt: null,
+      error: null,
+      known: true,
+      offline: false,
+    });
     state.redirectAbandoned();
     expect(state.session.current).toBe(before);
   });

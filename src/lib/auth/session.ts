@@ -27,6 +27,13 @@ export interface SessionState<C extends Claims = StandardClaims> {
    * sign-in that failed. Offer sign-out exactly when it is true.
    */
   known: boolean;
+  /**
+   * Signed in, but the last renewal could not reach the identity service (offline, a timeout): the person
+   * and the tokens are kept, past the access token's expiry too; meanwhile requests that need a new token
+   * fail `unreachable`. Renewal retries by itself (the network back, the page shown or resumed, and with
+   * backoff); false again once it succeeds, and in every other state.
+   */
+  offline: boolean;
 }
 
 /** A Svelte store with a reactive `current` for runes code (`.svelte` and `.svelte.ts` files). */
@@ -75,7 +82,7 @@ export const sessionState = <C extends Claims>(
   status: SessionStatus,
   error: SessionError | null = null,
   known = false,
-): SessionState<C> => ({ status, user: null, expiresAt: null, error, known });
+): SessionState<C> => ({ status, user: null, expiresAt: null, error, known, offline: false });
 
 /** The session's transitions: the only ways its state changes, and what emits the session's events. */
 export function createSession<C extends Claims>(
@@ -101,12 +108,21 @@ export function createSession<C extends Claims>(
     /** The page came back without the redirect having happened. */
     redirectAbandoned: () => readable.current.status === 'redirecting' && set(beforeRedirect),
     signedIn(user: C, expiresAt: number) {
-      set({ status: 'signed-in', user, expiresAt, error: null, known: true });
+      set({ status: 'signed-in', user, expiresAt, error: null, known: true, offline: false });
       emit('signed-in', { sub: user.sub });
     },
+    /** Renewed: online again when it was offline, and told in that order. */
     renewed(expiresAt: number) {
-      update((s) => ({ ...s, expiresAt }));
+      const wasOffline = readable.current.offline;
+      update((s) => ({ ...s, expiresAt, offline: false }));
+      if (wasOffline) emit('online', {});
       emit('renewed', { expiresAt });
+    },
+    /** A renewal could not reach the identity service: the session goes on, offline, until one does. */
+    offline() {
+      if (readable.current.offline) return;
+      update((s) => ({ ...s, offline: true }));
+      emit('offline', {});
     },
     /**
      * Signed out, with an error that offers a new attempt returning to `returnTo`. A known person stays

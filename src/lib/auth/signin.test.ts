@@ -7,7 +7,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import type { AppConfig } from '../../config';
-import { useAuthHarness } from '../../testing/auth-harness';
+import { noSession, useAuthHarness } from '../../testing/auth-harness';
 import {
   ACCOUNT_URL,
   ALICE,
@@ -580,7 +580,7 @@ describe('restore after a reload', () => {
       await reload('#/api');
       const tokenRequests = h.idp.tokenRequests().length;
       const tab = await h.completeCallback(h.idp.deny(h.lastNavigation(), error, { error_description: 'id_token mandatory' }));
-      expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
+      expect(tab.state).toEqual(noSession('signed-out'));
       expect(h.idp.tokenRequests()).toHaveLength(tokenRequests);
       expect(tab.started).toEqual({ returnTo: '/api' });
       expect((await reload()).navigated).toBe(false);
@@ -666,7 +666,7 @@ describe('the return of a sign-out to postLogoutRedirectUri', () => {
     const state = (await signOut(await signIn())).get('state');
     const navigations = h.assign.mock.calls.length;
     const back = await loadAt(`${LANDING}&state=${state}`);
-    expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
+    expect(back.state).toEqual(noSession('signed-out'));
     expect(back.started).toEqual({});
     expect(location.href).toBe(LANDING);
     expect(h.assign.mock.calls.length).toBe(navigations);
@@ -687,6 +687,7 @@ describe('the return of a sign-out to postLogoutRedirectUri', () => {
       expiresAt: null,
       error: { code: 'unknown_signout' },
       known: false,
+      offline: false,
     });
     expect(location.href).toBe(LANDING);
   });
@@ -694,7 +695,7 @@ describe('the return of a sign-out to postLogoutRedirectUri', () => {
   it('the redirect URI still takes a sign-out return too (a provider that ignores the option)', async () => {
     const state = (await signOut(await signIn())).get('state');
     const back = await loadAt(`${CALLBACK}?state=${state}`);
-    expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
+    expect(back.state).toEqual(noSession('signed-out'));
     expect(location.href).toBe(CALLBACK);
   });
 

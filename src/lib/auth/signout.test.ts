@@ -5,7 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import { appNames, appStorage } from './storage';
-import { useAuthHarness } from '../../testing/auth-harness';
+import { noSession, useAuthHarness } from '../../testing/auth-harness';
 import type { Network } from './http';
 import type { BrowserPort } from './port';
 import type { Server } from './protocol';
@@ -57,7 +57,7 @@ describe('with endSessionUrl and revocationUrl', () => {
     const state = await sentState();
     const navigations = h.assign.mock.calls.length;
     const back = await h.loadAt(`${APP_URL}?state=${state}`);
-    expect(back.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
+    expect(back.state).toEqual(noSession('signed-out'));
     expect(back.started).toEqual({});
     expect(h.assign.mock.calls.length).toBe(navigations);
     expect(location.href).toBe(APP_URL);
@@ -73,13 +73,7 @@ describe('with endSessionUrl and revocationUrl', () => {
     const second = await h.signIn();
     second.auth.signOut();
     const latest = await sentState(old);
-    expect((await h.loadAt(`${APP_URL}?state=${latest}`)).state).toEqual({
-      status: 'signed-out',
-      user: null,
-      expiresAt: null,
-      error: null,
-      known: false,
-    });
+    expect((await h.loadAt(`${APP_URL}?state=${latest}`)).state).toEqual(noSession('signed-out'));
   });
 
   it('a forged return signs out here with a notice: no restore, no loop, nothing sent', async () => {
@@ -93,6 +87,7 @@ describe('with endSessionUrl and revocationUrl', () => {
       expiresAt: null,
       error: { code: 'unknown_signout' },
       known: false,
+      offline: false,
     });
     expect(h.assign.mock.calls.length).toBe(navigations);
     expect(h.idp.requests.length).toBe(requests);
@@ -109,6 +104,7 @@ describe('with endSessionUrl and revocationUrl', () => {
       expiresAt: null,
       error: { code: 'unknown_signout' },
       known: false,
+      offline: false,
     });
   });
 
@@ -150,7 +146,7 @@ describe('with endSessionUrl and revocationUrl', () => {
     await new Promise((resolve) => setTimeout(resolve, 0));
     window.removeEventListener('unhandledrejection', onRejection);
     expect(rejections).toEqual([]);
-    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
+    expect(tab.state).toEqual(noSession('signed-out'));
   });
 
   it('without a refresh token only the access token is revoked', async () => {
@@ -188,7 +184,7 @@ describe('with endSessionUrl and revocationUrl', () => {
     await tab.auth.fetch(API_URL).catch(() => {});
     await vi.waitFor(() => expect(tab.state.status).toBe('expired'));
     tab.auth.signOut();
-    expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
+    expect(tab.state).toEqual(noSession('signed-out'));
     await vi.waitFor(() => expect(endSessions()).toHaveLength(1));
     expect(endSessions()[0].searchParams.get('client_id')).toBe('demo-spa');
     expect(endSessions()[0].searchParams.has('id_token_hint')).toBe(false);

@@ -1,6 +1,7 @@
 // @vitest-environment node
 // Server rendering: no window, document, location or storage. Making an auth instance and rendering
 // views that use it must not touch any of them; the work begins with start(), in the browser.
+import { noSession } from '../../testing/auth-harness';
 import { describe, expect, it, vi } from 'vitest';
 import { render } from 'svelte/server';
 import { authContext, createAuth, type AuthOptions } from '.';
@@ -32,7 +33,7 @@ describe('without a DOM', () => {
 
   it('createAuth makes an instance without throwing; its session is loading', () => {
     const auth = createAuth(options);
-    expect(auth.session.current).toEqual({ status: 'loading', user: null, expiresAt: null, error: null, known: false });
+    expect(auth.session.current).toEqual(noSession('loading'));
     auth.destroy();
   });
 
@@ -44,7 +45,7 @@ describe('without a DOM', () => {
       let settled: unknown = 'pending';
       void auth.settled().then((session) => (settled = session));
       await Promise.resolve();
-      expect(settled).toEqual({ status: 'loading', user: null, expiresAt: null, error: null, known: false });
+      expect(settled).toEqual(noSession('loading'));
       expect(network).not.toHaveBeenCalled();
     } finally {
       vi.unstubAllGlobals();

@@ -3,7 +3,7 @@
 // session states, what each tab holds, and what is stored.
 import { decodeProtectedHeader } from 'jose';
 import { beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { useAuthHarness, type Tab } from '../../testing/auth-harness';
+import { noSession, useAuthHarness, type Tab } from '../../testing/auth-harness';
 import type { AppConfig } from '../../config';
 import {
   ACCOUNT_URL,
@@ -231,6 +231,78 @@ describe('one renewal for the whole browser', () => {
   });
 });
 
+describe('offline: the tab holding the lock retries for every tab', () => {
+  const unreachable = () => {
+    throw new TypeError('Failed to fetch');
+  };
+
+  /** Two tabs with 10-second tokens, whose renewals cannot reach the provider; `ms` later, `more` tabs. */
+  async function offlineTabs(ms: number, more = 0, onToken: () => void = () => {}) {
+    vi.useFakeTimers();
+    h.idp.refreshTokens = true;
+    h.idp.expiresIn = 10;
+    const tabs = [await h.signIn(), await openTab()];
+    for (let i = 0; i < more; i++) tabs.push(await openTab());
+    h.idp.token = () => (onToken(), unreachable());
+    await vi.advanceTimersByTimeAsync(ms);
+    return tabs;
+  }
+
+  /** The browser is online again: every tab hears it. */
+  async function backOnline() {
+    window.dispatchEvent(new Event('online'));
+    await vi.advanceTimersByTimeAsync(0);
+    await settle();
+  }
+
+  it('past expiry every tab stays signed in, offline; only the leader’s backoff reaches the token endpoint; calls fail unreachable', async () => {
+    const sentAt: number[] = [];
+    const start = Date.now();
+    const tabs = await offlineTabs(180_000, 1, () => sentAt.push(Date.now() - start));
+    // The leader renews 2 s before expiry, then after 2, 4, 8, 16, 32, 60 s: as one tab alone would.
+    expect(sentAt).toEqual([8, 10, 14, 22, 38, 70, 130].map((s) => s * 1000));
+    for (const tab of tabs) {
+      expect(tab.state).toMatchObject({ status: 'signed-in', offline: true, user: { sub: 'alice-sub' } });
+      await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unreachable' });
+    }
+    expect(sentAt).toHaveLength(7);
+    expect(h.idp.to(API_URL)).toHaveLength(0);
+  });
+
+  it('back online, one renewal reaches every tab: online again, and their calls work', async () => {
+    const tabs = await offlineTabs(30_000);
+    for (const tab of tabs) expect(tab.state.offline).toBe(true);
+    const before = h.idp.tokenRequests('refresh_token').length;
+    h.idp.token = undefined;
+    await backOnline();
+    expect(h.idp.tokenRequests('refresh_token')).toHaveLength(before + 1);
+    for (const tab of tabs) {
+      expect(tab.state).toMatchObject({ status: 'signed-in', offline: false, expiresAt: Date.now() + 10_000 });
+      expect((await tab.auth.fetch(API_URL)).status).toBe(200);
+    }
+  });
+
+  it('back online, a refused refresh token ends the session in every tab as at any refusal', async () => {
+    const tabs = await offlineTabs(30_000);
+    h.idp.token = () => json({ error: 'invalid_grant' }, 400);
+    await backOnline();
+    for (const tab of tabs)
+      expect(tab.state).toMatchObject({ status: 'expired', offline: false, error: { code: 'session_expired' } });
+  });
+
+  it('a follower’s renewal under way learns at once that the leader could not reach the provider', async () => {
+    h.idp.refreshTokens = true;
+    const [leader, follower] = [await h.signIn(), await openTab()];
+    h.idp.token = unreachable;
+    h.idp.validAccessTokens.clear();
+    // Refused by the API, renewed by the leader: unreachable, well before the follower's wait (timeoutMs) ends.
+    await expect(follower.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unreachable' });
+    expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
+    await settle();
+    for (const tab of [leader, follower]) expect(tab.state).toMatchObject({ status: 'signed-in', offline: true });
+  });
+});
+
 describe('a token per API in a follower tab', () => {
   const NOTES = { resource: 'https://notes.example/', scope: 'notes.read' };
   const config = () => ({ ...h.config, apis: { [API_ORIGIN]: NOTES } }) as AppConfig;
@@ -292,7 +364,7 @@ describe('when the lock holder is silent, gone or refused', () => {
     expect(follower.state.status).toBe('signed-in');
   });
 
-  it('a follower waits a bounded time for a silent holder, then retries later instead of failing', async () => {
+  it('a follower waits a bounded time for a silent holder: its call fails unreachable, and it stays signed in, offline', async () => {
     vi.useFakeTimers();
     h.idp.refreshTokens = true;
     h.idp.expiresIn = 600;
@@ -303,8 +375,9 @@ describe('when the lock holder is silent, gone or refused', () => {
     h.idp.validAccessTokens.clear();
     const call = follower.auth.fetch(API_URL).catch((err: unknown) => err);
     await vi.advanceTimersByTimeAsync(h.config.timeoutMs);
-    expect(await call).toMatchObject({ code: 'session_expired' });
+    expect(await call).toMatchObject({ code: 'unreachable' });
     expect(h.idp.tokenRequests('refresh_token')).toHaveLength(0);
+    expect(follower.state).toMatchObject({ status: 'signed-in', offline: true });
     expect(leader.state.status).toBe('signed-in');
   });
 
@@ -746,7 +819,14 @@ describe('what a message from another page of the origin can do', () => {
       await postHostile({ type: 'renewed', id: session.id, sub: session.sub, tokens });
       expect(answers(from)).toEqual([]);
       for (const tab of tabs) {
-        expect(tab.state).toEqual({ status: 'signed-in', user: ALICE, expiresAt: tokens.expiresAt, error: null, known: true });
+        expect(tab.state).toEqual({
+          status: 'signed-in',
+          user: ALICE,
+          expiresAt: tokens.expiresAt,
+          error: null,
+          known: true,
+          offline: false,
+        });
         expect(await sent(tab)).toEqual([`Bearer ${tokens.accessToken}`]);
       }
       expect(toProvider()).toHaveLength(provider);
@@ -892,9 +972,9 @@ describe('what a message from another page of the origin can do', () => {
   });
 
   describe('ended', () => {
-    it('without an id: nothing', async () => {
+    it.each(['ended', 'offline'])('%s without an id: nothing', async (type) => {
       const { tabs } = await signedInTabs();
-      await expectNoEffect(tabs, { type: 'ended' });
+      await expectNoEffect(tabs, { type });
     });
 
     it('with the session id: the session ends in every tab (expired), with nothing sent to anyone', async () => {
@@ -910,6 +990,22 @@ describe('what a message from another page of the origin can do', () => {
       expect(toProvider()).toHaveLength(provider);
       // No tab holds the session any more: none answers a new tab.
       expect(await leaderHolds()).toEqual([]);
+    });
+  });
+
+  describe('offline', () => {
+    it('with the session id: every tab shows the session offline, keeps it, and sends nothing; the next renewal ends it', async () => {
+      const { tabs, session } = await signedInTabs();
+      const provider = toProvider().length;
+      const from = FakeBroadcastChannel.posted.length;
+      await postHostile({ type: 'offline', id: session.id });
+      expect(answers(from)).toEqual([]);
+      for (const tab of tabs) expect(tab.state).toMatchObject({ status: 'signed-in', offline: true, user: { sub: session.sub } });
+      expect(toProvider()).toHaveLength(provider);
+      // The provider was reachable all along: the next renewal (the page shown again) says so in every tab.
+      document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
+      await vi.waitFor(() => expect(tabs.every((tab) => !tab.state.offline)).toBe(true));
+      expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
     });
   });
 
@@ -932,7 +1028,7 @@ describe('what a message from another page of the origin can do', () => {
       await postHostile({ type: 'signed-out', id: session.id });
       expect(answers(from)).toEqual([]);
       for (const tab of tabs) {
-        expect(tab.state).toEqual({ status: 'signed-out', user: null, expiresAt: null, error: null, known: false });
+        expect(tab.state).toEqual(noSession('signed-out'));
         expect(await sent(tab)).toEqual([]);
       }
       expect(h.idp.to(REVOCATION_URL)).toEqual([]);

@@ -5,13 +5,15 @@
 // Each tab keeps its tokens in its own vault (vault.ts); the relay only carries what changes between
 // them, for its own app (storage.ts `appNames`) and the session's person. Loaded after the first paint.
 import * as oauth from 'oauth4webapi';
-import { failureCode, parseMessage, type Body, type Shared } from './channel';
+import { parseMessage, type Body, type Shared } from './channel';
 import { AuthError, type AuthErrorCode } from './errors';
+import { failureCode, recentGrants } from './grants';
 import type { Locks } from './port';
 import type { Claims, ResourceParams, TokenSet } from './protocol';
 import type { Session } from './session';
 import type { AppNames } from './storage';
-import { classify, isRenewal, type Grant, type Held, type Vault } from './vault';
+import { classify, isRenewal } from './outcome';
+import type { Grant, Held, Vault } from './vault';
 
 export type Channel = Pick<BroadcastChannel, 'postMessage' | 'addEventListener' | 'removeEventListener'>;
 
@@ -57,8 +59,7 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
   let membership: AbortController | undefined;
   let renewAskedAt = -Infinity;
   const asks = new Map<string, (adopted: boolean) => void>();
-  /** The grants this tab made for other tabs lately, by request: asked again within RENEW_ASKED_MS, answered with the same. */
-  const grants = new Map<string, { at: number; tokens: Promise<TokenSet> }>();
+  const grants = recentGrants(vault, parts.now, RENEW_ASKED_MS);
   /** The grants this tab waits for from the leader, by request id. */
   const waiting = new Map<string, Waiter>();
 
@@ -139,12 +140,15 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
       case 'renew': {
         const current = vault.tokens();
         if (!ours || !leading || !current) return;
-        // Renewed already: the asking tab only missed it. Otherwise renew once for every tab, and no more
-        // often than RENEW_ASKED_MS however many tabs ask.
+        // Renewed already: the asking tab only missed it. Offline: this tab retries for every tab on its own
+        // backoff, and the asking tab hears of the renewal under way as it ends. Otherwise renew once for
+        // every tab, and no more often than RENEW_ASKED_MS however many tabs ask.
         if (current.expiresAt > message.expiresAt) post({ type: 'renewed', id: message.id, sub: person()!, tokens: current });
-        else if (parts.now() - renewAskedAt >= RENEW_ASKED_MS) {
+        else if (vault.offline()) {
+          if (!vault.renewing()) post({ type: 'offline', id: message.id });
+        } else if (parts.now() - renewAskedAt >= RENEW_ASKED_MS) {
           renewAskedAt = parts.now();
-          void vault.renew(false);
+          void vault.renew();
         }
         return;
       }
@@ -152,26 +156,20 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
         const current = vault.tokens();
         // Only a renewal of what this tab holds: the current tokens sent to a tab that missed them are not one here.
         if (!forPerson || !current || !isRenewal(current, message.tokens)) return;
-        const renewals = [...waiting.values()].filter((waiter) => !waiter.params);
-        if (renewals.length) for (const waiter of renewals) waiter.settle(message.tokens);
-        else vault.take(message.tokens);
+        if (!settleRenewals(message.tokens)) vault.take(message.tokens);
         return;
       }
+      case 'offline':
+        // The leader's renewal could not reach the provider: a renewal waiting for it learns so now, and
+        // this tab's session is offline too, until the leader's next renewal arrives ('renewed').
+        if (ours && !settleRenewals(undefined, new AuthError('unreachable'))) vault.unreachable();
+        return;
       case 'grant': {
         if (!ours || !leading || !parts.grantable(message.params)) return;
         const { id: session, from } = message;
         const answer = (reply: { tokens?: TokenSet; error?: AuthErrorCode }) =>
           session === id && post({ type: 'granted', id: session, to: from, sub: person()!, ...reply });
-        // One grant per API at a time, and its token for every tab that asks within RENEW_ASKED_MS; a failed
-        // grant is not kept, so the next ask tries again.
-        const key = JSON.stringify(message.params);
-        let recent = grants.get(key);
-        if (!recent || parts.now() - recent.at >= RENEW_ASKED_MS) {
-          const entry = (recent = { at: parts.now(), tokens: vault.grant(message.params) });
-          grants.set(key, entry);
-          entry.tokens.catch(() => grants.get(key) === entry && grants.delete(key));
-        }
-        recent.tokens.then(
+        grants.get(message.params).then(
           (tokens) => answer({ tokens }),
           (err: unknown) => answer({ error: failureCode(err) }),
         );
@@ -197,6 +195,13 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
   }
   channel?.addEventListener('message', onMessage);
 
+  /** Settles the renewals this tab waits for with the leader's result; false when none waits. */
+  function settleRenewals(tokens?: TokenSet, err?: AuthError): boolean {
+    const renewals = [...waiting.values()].filter((waiter) => !waiter.params);
+    for (const waiter of renewals) waiter.settle(tokens, err);
+    return renewals.length > 0;
+  }
+
   /** The leader makes the grant and tells the others what changed. */
   async function own(current: TokenSet, params: ResourceParams | undefined, signal: AbortSignal): Promise<TokenSet> {
     const session = id;
@@ -209,8 +214,9 @@ export function createRelay<C extends Claims>(parts: RelayParts<C>) {
         post({ type: 'rotated', id: session!, sub: sub!, refreshToken: next.refreshToken });
       return next;
     } catch (err) {
-      // A renewal that failed for good ends the session here (vault.ts), and so everywhere.
-      if (mine() && !params && classify(err) !== 'transient') post({ type: 'ended', id: session! });
+      // A renewal that failed for good ends the session here (vault.ts), and so everywhere; one that could
+      // not reach the provider leaves every tab's session offline, and the leader retries for all.
+      if (mine() && !params) post({ type: classify(err) === 'transient' ? 'offline' : 'ended', id: session! });
       throw err;
     }
   }

@@ -1,5 +1,6 @@
 // The test kit: an Auth that behaves as createAuth's does for a view, without a network: it runs
 // production's session policy (core.ts), so errors, challenges and transitions are the real ones.
+import { noSession } from '../../testing/auth-harness';
 import { get } from 'svelte/store';
 import { describe, expect, it, vi } from 'vitest';
 import { AuthError, type SessionStatus } from '.';
@@ -29,13 +30,7 @@ describe('createTestAuth', () => {
   });
 
   it('user null is signed out', () => {
-    expect(createTestAuth({ user: null }).session.current).toEqual({
-      status: 'signed-out',
-      user: null,
-      expiresAt: null,
-      error: null,
-      known: false,
-    });
+    expect(createTestAuth({ user: null }).session.current).toEqual(noSession('signed-out'));
   });
 
   it('fetch hands the request to the handler with Authorization: Bearer TEST_TOKEN', async () => {
@@ -270,7 +265,7 @@ describe('the start state', () => {
   ])('status %s is where it starts, whatever the user; fetch is unauthenticated', async (status, error, known) => {
     const handler = vi.fn(() => new Response());
     const auth = createTestAuth({ status, user: { name: 'Alice' }, apiOrigins: [API], handler });
-    expect(auth.session.current).toEqual({ status, user: null, expiresAt: null, error, known });
+    expect(auth.session.current).toEqual({ status, user: null, expiresAt: null, error, known, offline: false });
     expect(await codeOf(auth.fetch(`${API}/x`))).toBe('unauthenticated');
     expect(handler).not.toHaveBeenCalled();
   });

@@ -8,7 +8,8 @@ import { useAuthHarness, type Tab } from '../../testing/auth-harness';
 import { API_URL, APP_URL, idTokenClaims, json, setPageUrl, unsignedIdToken } from '../../testing/fake-idp';
 import { AuthError } from './errors';
 import type { ResourceParams, TokenSet } from './protocol';
-import { classify, createVault, type Grant, type VaultParts } from './vault';
+import { classify } from './outcome';
+import { createVault, type Grant, type VaultParts } from './vault';
 
 let now: number;
 const tokens = (n: number, expiresIn = 100_000, subject = 'alice'): TokenSet => ({
@@ -34,6 +35,7 @@ function setup(grant?: Grant, more: Partial<VaultParts> = {}) {
     apis: { 'https://notes.example': NOTES },
     grant: endpoint && (async () => endpoint),
     renewed: vi.fn(),
+    offline: vi.fn(),
     ended: vi.fn(),
     retrying: vi.fn(),
     ...more,
@@ -98,7 +100,7 @@ describe('renewal', () => {
     let answer!: (t: TokenSet) => void;
     const { endpoint, vault, hold, parts } = setup(() => new Promise((resolve) => (answer = resolve)));
     hold(tokens(1));
-    const both = Promise.all([vault.renew(true), vault.renew(true)]);
+    const both = Promise.all([vault.renew(), vault.renew()]);
     await Promise.resolve();
     answer(tokens(2, 200_000));
     expect(await both).toEqual([true, true]);
@@ -115,35 +117,94 @@ describe('renewal', () => {
     expect(parts.ended).toHaveBeenCalledWith(undefined);
   });
 
-  it('a network failure is tried again later while the token lasts; a refusal ends the session with its error', async () => {
+  it('a network failure keeps the session, offline, past expiry; retried from 2 s doubling to 60 s; renewed, it is online', async () => {
     const { endpoint, vault, hold, parts } = setup(async () => {
       throw new AuthError('unreachable');
     });
-    hold(tokens(1));
-    expect(await vault.renew(false)).toBe(false);
+    hold(tokens(1, 10_000));
+    expect(await vault.renew()).toBe(false);
     expect(vault.tokens()?.accessToken).toBe('at-1');
+    expect(vault.offline()).toBe(true);
+    expect(parts.offline).toHaveBeenCalledTimes(1);
+    // The retries' times, far past the token's expiry: 2, 4, 8, 16, 32, 60, 60 s after each failure.
+    const at: number[] = [];
+    const start = now;
+    endpoint.mockImplementation(async () => {
+      at.push(now - start);
+      throw new AuthError('timeout');
+    });
+    for (let s = 0; s < 182; s++) {
+      now += 1_000;
+      await vi.advanceTimersByTimeAsync(1_000);
+    }
+    expect(at).toEqual([2, 6, 14, 30, 62, 122, 182].map((s) => s * 1000));
+    expect(parts.offline).toHaveBeenCalledTimes(1);
+    expect(parts.ended).not.toHaveBeenCalled();
+    expect(vault.tokens()?.accessToken).toBe('at-1');
+    endpoint.mockResolvedValue(tokens(2));
+    now += 60_000;
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(vault.tokens()?.accessToken).toBe('at-2');
+    expect(vault.offline()).toBe(false);
+    expect(parts.renewed).toHaveBeenCalledTimes(1);
+  });
+
+  it('offline, the back-off restarts at 2 s after a renewal, and a refusal still ends the session with its error', async () => {
+    const { endpoint, vault, hold, parts } = setup(async () => {
+      throw new AuthError('unreachable');
+    });
+    hold(tokens(1, 10_000));
+    await vault.renew();
+    await vault.renew();
+    endpoint.mockResolvedValueOnce(tokens(2, 10_000));
+    await vault.renew();
+    expect(vault.offline()).toBe(false);
+    await vault.renew();
+    expect(vault.offline()).toBe(true);
     endpoint.mockRejectedValue(new AuthError('invalid_grant'));
-    now += 15_000;
-    await vi.advanceTimersByTimeAsync(15_000);
-    expect(endpoint).toHaveBeenCalledTimes(2);
+    now += 2_000;
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(endpoint).toHaveBeenCalledTimes(5);
     expect(vault.tokens()).toBeUndefined();
+    expect(vault.offline()).toBe(false);
     expect(parts.ended).toHaveBeenCalledWith(expect.objectContaining({ code: 'invalid_grant' }));
   });
 
-  it('a token a resource refused is not renewed later: a network failure then ends the session', async () => {
-    const { vault, hold, parts } = setup(async () => {
-      throw new AuthError('timeout');
+  it('checkDue: offline, it tries at once rather than at the back-off’s end; online, only what is due', async () => {
+    const { endpoint, vault, hold } = setup(async () => {
+      throw new AuthError('unreachable');
     });
     hold(tokens(1));
-    expect(await vault.renew(true)).toBe(false);
-    expect(parts.ended).toHaveBeenCalledWith(expect.objectContaining({ code: 'timeout' }));
+    vault.checkDue();
+    expect(endpoint).not.toHaveBeenCalled();
+    await vault.renew();
+    expect(endpoint).toHaveBeenCalledTimes(1);
+    vault.checkDue();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(endpoint).toHaveBeenCalledTimes(2);
+  });
+
+  it('unreachable (the leader could not renew for this tab): offline, told once, until a renewal arrives', () => {
+    const { vault, hold, parts } = setup(async () => tokens(2));
+    hold(tokens(1));
+    vault.unreachable();
+    vault.unreachable();
+    expect(vault.offline()).toBe(true);
+    expect(parts.offline).toHaveBeenCalledTimes(1);
+    expect(vault.take(tokens(3))).toBe(true);
+    expect(vault.offline()).toBe(false);
+    // Without a session there is nothing to be offline.
+    vault.drop();
+    vault.unreachable();
+    expect(vault.offline()).toBe(false);
+    expect(parts.offline).toHaveBeenCalledTimes(1);
   });
 
   it('a failure that arrives after the session ended (signed out meanwhile) changes nothing', async () => {
     let fail!: (e: unknown) => void;
     const { vault, hold, parts } = setup(() => new Promise((_, reject) => (fail = reject)));
     hold(tokens(1));
-    const renewing = vault.renew(true);
+    const renewing = vault.renew();
     await Promise.resolve();
     vault.drop();
     fail(new AuthError('invalid_grant'));
@@ -156,7 +217,7 @@ describe('renewal', () => {
     let signal!: AbortSignal;
     const { vault, hold, parts } = setup((_c, _p, s) => ((signal = s), new Promise((resolve) => (answer = resolve))));
     hold(tokens(1));
-    const renewing = vault.renew(true);
+    const renewing = vault.renew();
     await Promise.resolve();
     vault.drop();
     expect(signal.aborted).toBe(true);
@@ -170,7 +231,7 @@ describe('renewal', () => {
     const { endpoint, vault, hold, parts } = setup(async () => ({ ...tokens(2, 60_000), refreshToken: 'rt-rotated' }));
     hold(tokens(1));
     // A provider may cap the new token at the end of its own session.
-    expect(await vault.renew(true)).toBe(true);
+    expect(await vault.renew()).toBe(true);
     expect(vault.tokens()).toMatchObject({ accessToken: 'at-2', refreshToken: 'rt-rotated' });
     expect(parts.renewed).toHaveBeenCalledTimes(1);
     // And the next renewal is planned before that token's end.
@@ -203,7 +264,7 @@ describe('grants, one after another through one entry', () => {
         : new Promise((resolve) => (answer = resolve)),
     );
     hold(tokens(1));
-    const renewing = vault.renew(true);
+    const renewing = vault.renew();
     const token = vault.apiToken('https://notes.example');
     await Promise.resolve();
     expect(endpoint).toHaveBeenCalledTimes(1);
@@ -244,7 +305,7 @@ describe('grants, one after another through one entry', () => {
     hold(tokens(1));
     endpoint.mockRejectedValueOnce(new AuthError('token_error'));
     await expect(vault.grant({ resource: NOTES.resource })).rejects.toMatchObject({ code: 'token_error' });
-    expect(await vault.renew(true)).toBe(true);
+    expect(await vault.renew()).toBe(true);
   });
 });
 

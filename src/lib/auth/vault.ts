@@ -1,11 +1,12 @@
 // The token vault: the one owner of the session's tokens and their life. It holds the sign-in tokens and
 // the refresh token, the tokens for APIs (RFC 8707), the session's scope and DPoP key; makes every
 // refresh-token grant through one entry, in turn, as each may use and rotate the one refresh token;
-// renews before expiry; and decides in one place what a failed grant means. In memory only (RFC 10017
+// renews before expiry; and acts on what a failed grant means (outcome.ts). In memory only (RFC 10017
 // §6.3): nothing outside the auth module ever sees it.
 import { DPoP, type Client } from 'oauth4webapi';
 import { apiParams, apisByOrigin, type ApiOptions } from './apis';
 import { AuthError, toAuthError } from './errors';
+import { classify, isRenewal } from './outcome';
 import type { Proof, ResourceParams, TokenSet } from './protocol';
 
 /** The session as the vault holds it, and as one tab hands it to another. */
@@ -22,29 +23,6 @@ export interface Held {
 /** A refresh-token grant (RFC 6749 §6): a renewal without `params`, a token for one API with them (RFC 8707 §2.2). */
 export type Grant = (current: TokenSet, params: ResourceParams | undefined, signal: AbortSignal) => Promise<TokenSet>;
 
-/** What a failed grant means for the session. */
-export type Failure =
-  /** The network, a timeout or an abort: nothing is lost, a later grant may work. */
-  | 'transient'
-  /** Only the person can give what was asked, at the identity service (RFC 6749 §5.2 `invalid_scope`). */
-  | 'interaction'
-  /** The refresh token is refused (RFC 6749 §5.2 `invalid_grant`): the session cannot go on, in any tab. */
-  | 'refused'
-  /** Any other failure of this one grant. */
-  | 'failed';
-
-/** Whether `next` renews `current`: other tokens, of the same person, expiring no sooner. */
-export const isRenewal = (current: TokenSet, next: TokenSet): boolean =>
-  next.accessToken !== current.accessToken && next.expiresAt >= current.expiresAt && next.subject === current.subject;
-
-/** What a failed grant means: the one place this is decided, for this tab's grants and those of the lock holder. */
-export function classify(err: unknown): Failure {
-  const { code, oauthError } = toAuthError(err);
-  if (code === 'timeout' || code === 'unreachable' || code === 'aborted') return 'transient';
-  if (code === 'interaction_required' || oauthError === 'invalid_scope') return 'interaction';
-  return code === 'invalid_grant' ? 'refused' : 'failed';
-}
-
 export interface VaultParts {
   client: Client;
   now(): number;
@@ -56,6 +34,8 @@ export interface VaultParts {
   grant?(): Promise<Grant>;
   /** The access token was renewed within the session. */
   renewed(tokens: TokenSet): void;
+  /** A renewal could not reach the provider: the session goes on offline, its tokens kept, until one does. */
+  offline(): void;
   /** The session ended without a sign-out; `error` is the grant's failure when one ended it. */
   ended(error?: AuthError): void;
   /** A renewal failed for now (the network, a timeout): the session goes on, and the renewal is tried again. */
@@ -64,7 +44,9 @@ export interface VaultParts {
 
 /** setTimeout fires at once for delays above 2^31-1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-const RETRY_MS = 15_000;
+/** A renewal that could not reach the provider is tried again after this, doubling up to RETRY_MAX_MS. */
+const RETRY_MS = 2_000;
+const RETRY_MAX_MS = 60_000;
 /** However short the token's life, renewals are at least this far apart: no tight loop. */
 const MIN_RENEW_DELAY_MS = 2_000;
 /** A token for an API is taken as expired this long before its end, or a fifth of its life when that is shorter. */
@@ -92,6 +74,8 @@ export function createVault(parts: VaultParts) {
   const apiTokens = new Map<string, { token: Promise<ApiToken>; value?: ApiToken }>();
   let dueAt = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /** Renewals in a row that could not reach the provider: while there are any, the session is offline. */
+  let misses = 0;
 
   const scope = () => held?.scope ?? parts.scope;
 
@@ -110,15 +94,22 @@ export function createVault(parts: VaultParts) {
 
   function due() {
     if (!held) return;
-    if (now() < dueAt) return schedule(dueAt);
-    if (held.tokens.refreshToken && parts.grant) void renew(false);
+    // A timer that fired early waits again; offline, the backoff's timer or the page's events say when.
+    if (now() < dueAt && !misses) return schedule(dueAt);
+    if (held.tokens.refreshToken && parts.grant) void renew();
     else end();
+  }
+
+  /** The provider could not be reached, by this tab or by the one that renews for it (tabs.ts): only a held session is offline. */
+  function unreachable() {
+    if (held && !misses++) parts.offline();
   }
 
   /** Closes the current session: its requests are aborted, its tokens for APIs forgotten; returns its tokens. */
   function finish(): TokenSet | undefined {
     const had = held?.tokens;
     held = undefined;
+    misses = 0;
     clearTimeout(timer);
     life.abort();
     life = new AbortController();
@@ -129,6 +120,7 @@ export function createVault(parts: VaultParts) {
   /** The session's tokens renewed: kept, planned and told, whatever their expiry (a provider may cap it). */
   function renewTo(tokens: TokenSet) {
     held = { ...held!, tokens };
+    misses = 0;
     plan(tokens);
     parts.renewed(tokens);
   }
@@ -180,7 +172,7 @@ export function createVault(parts: VaultParts) {
     });
   }
 
-  async function renewal(rejected: boolean): Promise<boolean> {
+  async function renewal(): Promise<boolean> {
     const current = held?.tokens;
     const { signal } = life;
     if (!current) return false;
@@ -193,19 +185,23 @@ export function createVault(parts: VaultParts) {
       return held?.tokens.accessToken !== current.accessToken;
     } catch (err) {
       if (signal.aborted) return false;
-      const retryAt = now() + RETRY_MS;
       const error = toAuthError(err);
-      if (classify(error) === 'transient' && !rejected && retryAt < current.expiresAt) {
-        schedule(retryAt);
-        parts.retrying(error);
-      } else end(error);
+      if (classify(error) !== 'transient') {
+        end(error);
+        return false;
+      }
+      // The network, not the provider: the tokens and the person stay, past expiry too, and the renewal is
+      // tried again with backoff, and at once when the page comes back or the browser is online (checkDue).
+      unreachable();
+      schedule(now() + Math.min(RETRY_MS * 2 ** (misses - 1), RETRY_MAX_MS));
+      parts.retrying(error);
       return false;
     }
   }
 
-  /** Renews now, once for every caller (single flight); `rejected`: a resource refused the token. True when new tokens arrived. */
-  function renew(rejected: boolean): Promise<boolean> {
-    renewing ??= renewal(rejected).finally(() => (renewing = undefined));
+  /** Renews now, once for every caller (single flight). True when new tokens arrived. */
+  function renew(): Promise<boolean> {
+    renewing ??= renewal().finally(() => (renewing = undefined));
     return renewing;
   }
 
@@ -261,7 +257,13 @@ export function createVault(parts: VaultParts) {
     take,
     rotate,
     renew,
+    /** The renewal under way, if any: a request waits for it rather than start another while offline. */
+    renewing: () => renewing,
     grant,
+    /** The last renewal could not reach the provider: the tokens are kept, and may have expired. */
+    offline: () => misses > 0,
+    /** The tab that renews for this one could not reach the provider either (tabs.ts). */
+    unreachable,
     /** The access token for `origin`'s API (undefined for an origin without one): kept until about to expire. */
     async apiToken(origin: string): Promise<string | undefined> {
       const api = apis.get(origin);
@@ -289,8 +291,11 @@ export function createVault(parts: VaultParts) {
       ended = undefined;
       return had;
     },
-    /** Timers stall while a laptop sleeps; call when the page comes back. */
-    checkDue: () => held && now() >= dueAt && due(),
+    /**
+     * Timers stall while a laptop sleeps or a page is frozen, and the network returns unannounced: call when
+     * the page comes back or is online, or this tab begins to renew for the others. Offline, it tries at once.
+     */
+    checkDue: () => held && (misses > 0 || now() >= dueAt) && due(),
   };
 }
 
