@@ -201,7 +201,6 @@ const codes: Record<AuthErrorCode, true> = {
   unauthenticated: true,
   http_error: true,
   aborted: true,
-  scope_not_allowed: true,
   param_not_allowed: true,
   discovery_failed: true,
   idle_timeout: true,

@@ -11,7 +11,9 @@ export default defineConfig({
     // Browser flows include real redirects and token lifetimes of a few seconds.
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Each file runs its own browser, app server and provider; on 2 cores, one file at a time.
-    fileParallelism: false,
+    // Each file runs its own browser, app server and provider: two files side by side, as most of a
+    // file's time is spent waiting on token lifetimes, redirects and the network, not on a CPU.
+    fileParallelism: true,
+    maxWorkers: 2,
   },
 });

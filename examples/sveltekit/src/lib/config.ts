@@ -35,13 +35,17 @@ export async function loadConfig(
   if (!response.ok) throw new Error(`/config.json answered ${response.status}; see the README for its fields`);
   const config = (await response.json()) as Partial<AppConfig>;
   const { server, clientId } = config;
+  const issuer = server?.issuer;
   const missing = [
     ...ENDPOINTS.filter((key) => typeof server?.[key] !== 'string').map((key) => `server.${key}`),
     ...(typeof clientId === 'string' ? [] : ['clientId']),
   ];
-  if (!server || typeof clientId !== 'string' || missing.length) throw new Error(`/config.json lacks ${missing.join(', ')}`);
+  if (!server || typeof issuer !== 'string' || typeof clientId !== 'string' || missing.length)
+    throw new Error(`/config.json lacks ${missing.join(', ')}`);
   const apiUrl = typeof config.apiUrl === 'string' ? new URL(config.apiUrl).href : null;
   const authOptions: AuthOptions = {
+    // Every endpoint is listed, so nothing is discovered.
+    issuer,
     server,
     clientId,
     // Its own route, so the provider's answer never lands on a page that renders anything else.
