@@ -56,7 +56,8 @@ function stored(issuer: string, { store, key, now }: DiscoveryParts): oauth.Auth
  * The discovery document (OIDC Discovery 1.0 §4.1, the path appended to the issuer's; §4.2, a JSON
  * object), through the module's bounded, timed fetch. Not oauth4webapi's discoveryRequest and
  * processDiscoveryResponse: oauth4webapi is one module on the sign-in path, so they would add their
- * code there for every app; the issuer is compared exactly afterwards (refusal), which they do not.
+ * code there for every app, discovering or not; the issuer is compared exactly afterwards (refusal), as
+ * processDiscoveryResponse does, and the endpoints' schemes besides.
  */
 async function readDocument(issuer: URL, { network, timeoutMs }: DiscoveryParts): Promise<Record<string, unknown>> {
   if (!secure(issuer.href)) throw new AuthError('discovery_failed', { host: issuer.host, reason: 'insecure_endpoint' });
