@@ -169,6 +169,14 @@ describe('the idle option', () => {
     expect(tab.auth.idle.current).toEqual({ warning: false });
   });
 
+  it("an idle end is the events' sign-out with reason idle, and the session's notice says so", async () => {
+    const tab = await h.signIn({ config: { ...h.config, idle: { timeoutMs: 400, warnMs: 200 } } });
+    const reasons: string[] = [];
+    tab.auth.on('signed-out', ({ reason }) => reasons.push(reason));
+    await vi.waitFor(() => expect(reasons).toEqual(['idle']), { timeout: 5_000 });
+    expect(tab.auth.session.current).toMatchObject({ status: 'signed-out', user: null, error: { code: 'idle_timeout' } });
+  });
+
   it('takes whole milliseconds with the warning before the end, up to a day', () => {
     expect(createAuth({ ...options, idle: { timeoutMs: 86_400_000, warnMs: 1 } }).idle.current).toEqual({ warning: false });
   });
