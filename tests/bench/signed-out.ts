@@ -5,7 +5,8 @@ import type { CDPSession } from 'playwright-core';
 import type { LatencyProxy } from './latency-proxy';
 import { watchPages } from './page-timing';
 import { withProfile } from './profile';
-import { startTrace, type TraceEvent } from './trace';
+import { writeFile } from 'node:fs/promises';
+import { formatTraceSummary, sourceMapResolver, startTrace, summariseTrace, type TraceEvent } from './trace';
 
 export interface SignedOutRun {
   /** The new tab's navigation start → the first frame showing **Sign in**, ms. */
@@ -50,4 +51,32 @@ export function signedOutOnce(
     });
     return { shown: shown.at, ...timing, trace: trace && { events: trace, sync } };
   });
+}
+
+/**
+ * One extra stranger, traced (never one of the runs measured: tracing costs time itself), written
+ * beside `file` as FILE.signed-out.json; returns the summary of the new tab's main thread.
+ */
+export async function traceSignedOut(
+  appUrl: string,
+  proxy: LatencyProxy | undefined,
+  options: { cpu: number; waitMs: number; trace: string },
+  output: { file: string; title: string; dist: string; b: boolean },
+): Promise<string> {
+  const file = output.file.replace(/(\.json)?$/, '.signed-out.json');
+  const traced = await signedOutOnce(appUrl, proxy, options);
+  const { events, sync } = traced.trace!;
+  await writeFile(file, JSON.stringify({ traceEvents: events, metadata: { 'bench-signin': `signed out, ${output.title}` } }));
+  const windows = [
+    { name: 'navigation start → Sign in painted', from: 0, to: traced.shown },
+    { name: 'navigation start → document response end', from: 0, to: traced.responseEnd },
+    { name: 'document response end → DOMContentLoaded', from: traced.responseEnd, to: traced.domContentLoaded },
+    { name: 'DOMContentLoaded → Sign in painted', from: traced.domContentLoaded, to: traced.shown },
+  ];
+  const summary = summariseTrace(events, windows, { name: options.trace, at: sync }, sourceMapResolver(output.dist));
+  return [
+    `Trace of one extra ${output.b ? 'B ' : ''}signed-out new tab written to ${file}.`,
+    'Main thread of the new tab, ms; functions by sampled self time:',
+    formatTraceSummary(summary),
+  ].join('\n');
 }

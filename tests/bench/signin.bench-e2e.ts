@@ -17,7 +17,7 @@ import { serveBuild } from './app-server';
 import { startLatencyProxy, type LatencyProxy } from './latency-proxy';
 import { watchPages } from './page-timing';
 import { withProfile } from './profile';
-import { signedOutOnce } from './signed-out';
+import { signedOutOnce, traceSignedOut } from './signed-out';
 import { median, summary } from './stats';
 import { formatTraceSummary, sourceMapResolver, startTrace, summariseTrace, type TraceEvent } from './trace';
 import { formatWaterfall, recordWaterfall, type WaterfallRow } from './waterfall';
@@ -354,24 +354,9 @@ describe(title, () => {
       );
     }
     if (TRACE) {
-      const file = TRACE.replace(/(\.json)?$/, '.signed-out.json');
-      const traced = await signedOutOnce(apps.at(-1)!.url, proxy, { cpu: CPU, waitMs: WAIT_MS, trace: SYNC_MARK });
-      const { events, sync } = traced.trace!;
-      await writeFile(file, JSON.stringify({ traceEvents: events, metadata: { 'bench-signin': `signed out, ${title}` } }));
-      const windows = [
-        { name: 'navigation start → Sign in painted', from: 0, to: traced.shown },
-        { name: 'navigation start → document response end', from: 0, to: traced.responseEnd },
-        { name: 'document response end → DOMContentLoaded', from: traced.responseEnd, to: traced.domContentLoaded },
-        { name: 'DOMContentLoaded → Sign in painted', from: traced.domContentLoaded, to: traced.shown },
-      ];
-      const summary = summariseTrace(events, windows, { name: SYNC_MARK, at: sync }, sourceMapResolver(BUILDS.at(-1)!.dir));
-      console.log(
-        [
-          `Trace of one extra ${AB ? 'B ' : ''}signed-out new tab written to ${file}.`,
-          `Main thread of the new tab, ms; functions by sampled self time:`,
-          formatTraceSummary(summary),
-        ].join('\n'),
-      );
+      const dist = BUILDS.at(-1)!.dir;
+      const options = { cpu: CPU, waitMs: WAIT_MS, trace: SYNC_MARK };
+      console.log(await traceSignedOut(apps.at(-1)!.url, proxy, options, { file: TRACE, title, dist, b: AB }));
     }
   });
 });
