@@ -240,7 +240,7 @@ function abReport(pairs: Pair[]): string {
   );
   const as = pairs.map((p) => p.a);
   const bs = pairs.map((p) => p.b);
-  const seg = (pick: (r: Pair['a']) => number) => `${col(summary(as.map(pick)), 18)}${col(summary(bs.map(pick)), 18)}`;
+  const seg = (pick: (r: Pair['a']) => number) => `${col(summary(as.map(pick)), 21)}${col(summary(bs.map(pick)), 21)}`;
   return [
     `  A = ${A.label}  (${A.dir}, headers ${A.headers})`,
     `  B = ${B.label}  (${B.dir}, headers ${B.headers})`,
@@ -258,7 +258,7 @@ function abReport(pairs: Pair[]): string {
       return `  ${name.padEnd(47)}${seg(pick)}${col(spread, 20)}`;
     }),
     '',
-    `Per build: median (min–max)${' '.repeat(22)}${col('A', 18)}${col('B', 18)}`,
+    `Per build: median (min–max)${' '.repeat(22)}${col('A', 21)}${col('B', 21)}`,
     `  ${'callback navigation start → claims painted'.padEnd(47)}${seg((r) => r.painted)}`,
     `  ${'callback request start → claims painted'.padEnd(47)}${seg(callbackToClaims)}`,
     ...SEGMENTS.map(([name, window]) => `  ${name.padEnd(47)}${seg(length(window))}`),
