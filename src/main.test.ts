@@ -25,11 +25,22 @@ beforeEach(() => {
   return () => vi.unstubAllGlobals();
 });
 
-it('with a good config.json: preconnects to userinfo, starts signed out, and shows the start page', async () => {
+it('a stranger: the start page mounts without waiting for a task, and nothing is preconnected', async () => {
+  const timers = vi.spyOn(globalThis, 'setTimeout');
   const fetch = await boot(CONFIG);
+  // Microtasks only, a bounded number of them: a mount that waits for a task never comes in here.
+  const mounted = await new Promise<boolean>((resolve) => {
+    let turns = 0;
+    const check = () =>
+      document.querySelector('main') || ++turns > 10_000 ? resolve(!!document.querySelector('main')) : queueMicrotask(check);
+    check();
+  });
+  expect(mounted).toBe(true);
+  expect(timers).not.toHaveBeenCalled();
   expect(await screen.findByRole('heading', { name: 'Welcome' })).toBeTruthy();
   expect(String(fetch.mock.calls[0]?.[0])).toBe(`${APP_URL}config.json`);
-  expect(document.head.querySelector('link[rel="preconnect"]')?.getAttribute('href')).toBe(CONFIG.authUrl);
+  // No code to exchange: userinfo's connection would be opened for nothing.
+  expect(document.head.querySelector('link[rel="preconnect"]')).toBeNull();
   // Signed out with no session to restore: nothing was sent but the config request.
   expect(fetch).toHaveBeenCalledTimes(1);
 });

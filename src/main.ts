@@ -18,14 +18,17 @@ async function run() {
     const auth = createAuth(authOptions(config));
     // A silent restore comes back to the page the person is on.
     const started = auth.start({ returnTo: routeOf(router) });
-    // The UI mounts in the next task, so the code exchange's request is on its way first; the UI is
-    // built while it is in flight, then shows the claims when they arrive.
-    await new Promise((resolve) => setTimeout(resolve));
-    // For hosts that send no Link header: userinfo's connection opens while the code is exchanged. Added
-    // once that request has left: inserting it costs the page a style pass (1 to 3 ms in the traces).
-    document.head.append(
-      Object.assign(document.createElement('link'), { rel: 'preconnect', href: config.authUrl, crossOrigin: '' }),
-    );
+    // Settled at once (a stranger: no response in the URL, no session to look for): nothing is on its
+    // way, so the start page mounts now. Otherwise the UI mounts in the next task, so the code
+    // exchange's request is on its way first; it is built while the request is in flight.
+    if (auth.session.current.status === 'loading') {
+      await new Promise((resolve) => setTimeout(resolve));
+      // For hosts that send no Link header: userinfo's connection opens while the code is exchanged. Added
+      // once that request has left: inserting it costs the page a style pass (1 to 3 ms in the traces).
+      document.head.append(
+        Object.assign(document.createElement('link'), { rel: 'preconnect', href: config.authUrl, crossOrigin: '' }),
+      );
+    }
     mount(App, { target, props: { auth, config } });
     // The idle warning is a root of its own, loaded only where the idle sign-out is configured.
     if (config.idle)

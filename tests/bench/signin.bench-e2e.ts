@@ -3,11 +3,10 @@
 // Run with `npm run bench:signin -- --rtt=50 --handshake=2 --runs=10` (tests/bench/signin.mjs turns
 // the flags into BENCH_* variables and, for A/B runs, prepares the builds). Prints figures; asserts
 // only that every sign-in (and, for one build, every restore) worked.
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
+import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
-import { chromium, type CDPSession } from 'playwright-core';
+import type { CDPSession } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALICE } from '../e2e/helpers';
 import { consent, login } from '../support/flows';
@@ -17,6 +16,8 @@ import { pairOrder } from './args.mjs';
 import { serveBuild } from './app-server';
 import { startLatencyProxy, type LatencyProxy } from './latency-proxy';
 import { watchPages } from './page-timing';
+import { withProfile } from './profile';
+import { signedOutOnce, traceSignedOut } from './signed-out';
 import { median, summary } from './stats';
 import { formatTraceSummary, sourceMapResolver, startTrace, summariseTrace, type TraceEvent } from './trace';
 import { formatWaterfall, recordWaterfall, type WaterfallRow } from './waterfall';
@@ -59,9 +60,9 @@ interface Run {
   tokenEnd: number;
   userinfoStart: number;
   userinfoEnd: number;
-  /** Reload's navigation start → claims painted again; only measured for a single build. */
+  /** Reload's navigation start → claims painted again. */
   restore?: number;
-  /** A new tab beside the signed-in one: its navigation start → claims painted; single build only. */
+  /** A new tab beside the signed-in one: its navigation start → claims painted. */
   newTab?: number;
   /** Requests the new tab sent to the identity service (authorize, token, userinfo). */
   newTabIdpRequests?: number;
@@ -95,19 +96,7 @@ async function signInOnce(
   proxy: LatencyProxy | undefined,
   options: { restore: boolean; trace: boolean },
 ) {
-  const executablePath = process.env.CHROME_PATH || '/usr/bin/chromium';
-  if (!existsSync(executablePath)) throw new Error(`No Chromium at ${executablePath}; set CHROME_PATH`);
-  // A regular profile: Chromium ignores rel=preconnect off the record, as fresh Playwright contexts are.
-  const profile = await mkdtemp(path.join(tmpdir(), 'bench-signin-'));
-  // <-loopback> sends loopback traffic through the proxy too, so every connection pays the distance.
-  // At 0 ms there is no proxy: Chromium talks to the servers directly, as close as they can be.
-  const viaProxy = proxy ? [`--proxy-server=${proxy.url}`, '--proxy-bypass-list=<-loopback>'] : [];
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', ...viaProxy],
-  });
-  try {
+  return withProfile(proxy, async (context): Promise<Run> => {
     const reports = await watchPages(context, new URL(app.url).origin);
     const page = context.pages()[0] ?? (await context.newPage());
     const cdp: CDPSession = await context.newCDPSession(page);
@@ -188,16 +177,13 @@ async function signInOnce(
       newTabWaterfall,
       restoreWaterfall: { rows: waterfall.rows().slice(rowsBefore), zero: reloaded.timeOrigin },
     };
-  } finally {
-    await context.close();
-    await rm(profile, { recursive: true, force: true });
-  }
+  });
 }
 
 const r0 = (v: number) => String(Math.round(v));
 const r2 = (v: number) => v.toFixed(2);
 
-function singleReport(runs: Run[]): string {
+function singleReport(runs: Run[], strangers: number[]): string {
   const figure = (pick: (r: Run) => number) => summary(runs.map(pick));
   const middle = runs.find((r) => r.painted === median(runs.map((x) => x.painted)))!;
   const newTabMiddle = runs.find((r) => r.newTab === median(runs.map((x) => x.newTab!)))!;
@@ -212,6 +198,7 @@ function singleReport(runs: Run[]): string {
     `  restore: reload → claims painted             ${figure((r) => r.restore!)}  (a lone tab: 1 prompt=none round trip)`,
     `  new tab beside a signed-in one → claims      ${figure((r) => r.newTab!)}  (identity-service requests per tab: ${[...new Set(runs.map((r) => r.newTabIdpRequests!))].join(' or ')})`,
     `  new tab / restore                            ${r2(median(runs.map((r) => r.newTab!)) / median(runs.map((r) => r.restore!)))} (medians)`,
+    `  signed out: new tab → Sign in painted        ${summary(strangers)}  (the app's files cached by one visit)`,
     '',
     'Segments: median (min–max)',
     ...SEGMENTS.map(([name, window]) => `  ${name.padEnd(44)} ${figure(length(window))}`),
@@ -228,7 +215,17 @@ function singleReport(runs: Run[]): string {
   ].join('\n');
 }
 
-function abReport(pairs: { a: Run; b: Run; first: 'A' | 'B' }[]): string {
+type Pair = { a: Run & { signedOut: number }; b: Run & { signedOut: number }; first: 'A' | 'B' };
+
+/** What A/B compares, each a user's wait: ms from a navigation start to what the person came for. */
+const CASES: [string, (r: Pair['a']) => number][] = [
+  ['callback request start → claims painted', callbackToClaims],
+  ['new tab beside a signed-in one → claims', (r) => r.newTab!],
+  ["lone tab's reload → claims (restore)", (r) => r.restore!],
+  ['signed out: new tab → Sign in painted', (r) => r.signedOut],
+];
+
+function abReport(pairs: Pair[]): string {
   const [A, B] = BUILDS;
   const ratios = pairs.map((p) => callbackToClaims(p.b) / callbackToClaims(p.a));
   const col = (s: string, n = 10) => s.padStart(n);
@@ -243,7 +240,7 @@ function abReport(pairs: { a: Run; b: Run; first: 'A' | 'B' }[]): string {
   );
   const as = pairs.map((p) => p.a);
   const bs = pairs.map((p) => p.b);
-  const seg = (pick: (r: Run) => number) => `${col(summary(as.map(pick)), 18)}${col(summary(bs.map(pick)), 18)}`;
+  const seg = (pick: (r: Pair['a']) => number) => `${col(summary(as.map(pick)), 21)}${col(summary(bs.map(pick)), 21)}`;
   return [
     `  A = ${A.label}  (${A.dir}, headers ${A.headers})`,
     `  B = ${B.label}  (${B.dir}, headers ${B.headers})`,
@@ -254,7 +251,14 @@ function abReport(pairs: { a: Run; b: Run; first: 'A' | 'B' }[]): string {
     `${col('med', 4)}${col('', 6)}${col(r0(median(as.map(callbackToClaims))))}${col(r0(median(bs.map(callbackToClaims))))}${col(r2(median(ratios)), 8)}`,
     `  median ratio B/A ${r2(median(ratios))} (min ${r2(Math.min(...ratios))}, max ${r2(Math.max(...ratios))})`,
     '',
-    `Per build: median (min–max)${' '.repeat(22)}${col('A', 18)}${col('B', 18)}`,
+    `Every case: median (min–max) per build, and B/A per pair: median (min–max)`,
+    ...CASES.map(([name, pick]) => {
+      const each = pairs.map((p) => pick(p.b) / pick(p.a));
+      const spread = `${r2(median(each))} (${r2(Math.min(...each))}–${r2(Math.max(...each))})`;
+      return `  ${name.padEnd(47)}${seg(pick)}${col(spread, 20)}`;
+    }),
+    '',
+    `Per build: median (min–max)${' '.repeat(22)}${col('A', 21)}${col('B', 21)}`,
     `  ${'callback navigation start → claims painted'.padEnd(47)}${seg((r) => r.painted)}`,
     `  ${'callback request start → claims painted'.padEnd(47)}${seg(callbackToClaims)}`,
     ...SEGMENTS.map(([name, window]) => `  ${name.padEnd(47)}${seg(length(window))}`),
@@ -303,24 +307,31 @@ describe(title, () => {
   });
 
   const what = AB ? `${RUNS} A/B pairs of sign-ins` : `${RUNS} sign-ins and restores`;
-  it(what, { timeout: (RUNS * (AB ? 2 : 3) + 2) * WAIT_MS }, async () => {
+  it(what, { timeout: (RUNS * (AB ? 8 : 4) + 3) * WAIT_MS }, async () => {
     const loadBefore = loadavg()[0];
     const head = `bench:signin — ${title}, ${RUNS} ${AB ? 'pairs' : 'runs'}`;
     let report: string;
     if (AB) {
-      const pairs: { a: Run; b: Run; first: 'A' | 'B' }[] = [];
+      const pairs: Pair[] = [];
       for (let i = 0; i < RUNS; i++) {
         const order = pairOrder(i);
-        const got: Partial<Record<'A' | 'B', Run>> = {};
-        for (const side of order)
-          got[side] = await signInOnce(apps[side === 'A' ? 0 : 1], idp, proxy, { restore: false, trace: false });
+        const got: Partial<Record<'A' | 'B', Run & { signedOut: number }>> = {};
+        for (const side of order) {
+          const app = apps[side === 'A' ? 0 : 1];
+          const run = await signInOnce(app, idp, proxy, { restore: true, trace: false });
+          got[side] = { ...run, signedOut: (await signedOutOnce(app.url, proxy, { cpu: CPU, waitMs: WAIT_MS })).shown };
+        }
         pairs.push({ a: got.A!, b: got.B!, first: order[0] });
       }
       report = abReport(pairs);
     } else {
       const runs: Run[] = [];
-      for (let i = 0; i < RUNS; i++) runs.push(await signInOnce(apps[0], idp, proxy, { restore: true, trace: false }));
-      report = singleReport(runs);
+      const strangers: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        runs.push(await signInOnce(apps[0], idp, proxy, { restore: true, trace: false }));
+        strangers.push((await signedOutOnce(apps[0].url, proxy, { cpu: CPU, waitMs: WAIT_MS })).shown);
+      }
+      report = singleReport(runs, strangers);
     }
     console.log(`${head}\n${report}\n${loadNote(loadBefore)}`);
 
@@ -341,6 +352,11 @@ describe(title, () => {
           formatTraceSummary(summary),
         ].join('\n'),
       );
+    }
+    if (TRACE) {
+      const dist = BUILDS.at(-1)!.dir;
+      const options = { cpu: CPU, waitMs: WAIT_MS, trace: SYNC_MARK };
+      console.log(await traceSignedOut(apps.at(-1)!.url, proxy, options, { file: TRACE, title, dist, b: AB }));
     }
   });
 });

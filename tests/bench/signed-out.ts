@@ -1,0 +1,82 @@
+// The stranger's start: how soon a new tab of the app shows **Sign in**, the first page of most
+// first visits. The app's files are cached by one earlier visit, as they are for anyone who has been
+// to the site once; the measured page is then opened as a new tab.
+import type { CDPSession } from 'playwright-core';
+import type { LatencyProxy } from './latency-proxy';
+import { watchPages } from './page-timing';
+import { withProfile } from './profile';
+import { writeFile } from 'node:fs/promises';
+import { formatTraceSummary, sourceMapResolver, startTrace, summariseTrace, type TraceEvent } from './trace';
+
+export interface SignedOutRun {
+  /** The new tab's navigation start → the first frame showing **Sign in**, ms. */
+  shown: number;
+  /** The new tab's document: its response end and DOMContentLoaded, ms of the same timeline. */
+  responseEnd: number;
+  domContentLoaded: number;
+  trace?: { events: TraceEvent[]; sync: number };
+}
+
+/** One stranger: a warming visit, closed, then the app in a new tab (traced when `trace` is given). */
+export function signedOutOnce(
+  appUrl: string,
+  proxy: LatencyProxy | undefined,
+  options: { cpu: number; waitMs: number; /** The name of the mark that aligns the trace with the page. */ trace?: string },
+): Promise<SignedOutRun> {
+  return withProfile(proxy, async (context) => {
+    const reports = await watchPages(context, new URL(appUrl).origin);
+    const throttle = async (cdp: CDPSession) => {
+      if (options.cpu > 1) await cdp.send('Emulation.setCPUThrottlingRate', { rate: options.cpu });
+    };
+    const warm = context.pages()[0] ?? (await context.newPage());
+    await warm.goto(appUrl);
+    await reports.next('signin', () => true, 0, options.waitMs);
+    // The scripts' tasks after the first paint (the tabs relay) have to be in the cache too.
+    await warm.waitForLoadState('networkidle');
+
+    const since = reports.count();
+    const tab = await context.newPage();
+    await warm.close();
+    const cdp = await context.newCDPSession(tab);
+    await throttle(cdp);
+    const stopTrace = options.trace ? await startTrace(cdp) : undefined;
+    await tab.goto(appUrl, { waitUntil: 'commit' });
+    const opened = await reports.next('document', () => true, since, options.waitMs);
+    const shown = await reports.next('signin', (r) => r.timeOrigin === opened.timeOrigin, since, options.waitMs);
+    const sync = stopTrace ? await tab.evaluate((name) => performance.mark(name).startTime, options.trace!) : NaN;
+    const trace = await stopTrace?.();
+    const timing = await tab.evaluate(() => {
+      const [nav] = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[];
+      return { responseEnd: nav.responseEnd, domContentLoaded: nav.domContentLoadedEventStart };
+    });
+    return { shown: shown.at, ...timing, trace: trace && { events: trace, sync } };
+  });
+}
+
+/**
+ * One extra stranger, traced (never one of the runs measured: tracing costs time itself), written
+ * beside `file` as FILE.signed-out.json; returns the summary of the new tab's main thread.
+ */
+export async function traceSignedOut(
+  appUrl: string,
+  proxy: LatencyProxy | undefined,
+  options: { cpu: number; waitMs: number; trace: string },
+  output: { file: string; title: string; dist: string; b: boolean },
+): Promise<string> {
+  const file = output.file.replace(/(\.json)?$/, '.signed-out.json');
+  const traced = await signedOutOnce(appUrl, proxy, options);
+  const { events, sync } = traced.trace!;
+  await writeFile(file, JSON.stringify({ traceEvents: events, metadata: { 'bench-signin': `signed out, ${output.title}` } }));
+  const windows = [
+    { name: 'navigation start → Sign in painted', from: 0, to: traced.shown },
+    { name: 'navigation start → document response end', from: 0, to: traced.responseEnd },
+    { name: 'document response end → DOMContentLoaded', from: traced.responseEnd, to: traced.domContentLoaded },
+    { name: 'DOMContentLoaded → Sign in painted', from: traced.domContentLoaded, to: traced.shown },
+  ];
+  const summary = summariseTrace(events, windows, { name: options.trace, at: sync }, sourceMapResolver(output.dist));
+  return [
+    `Trace of one extra ${output.b ? 'B ' : ''}signed-out new tab written to ${file}.`,
+    'Main thread of the new tab, ms; functions by sampled self time:',
+    formatTraceSummary(summary),
+  ].join('\n');
+}
