@@ -238,14 +238,18 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
         )
       : Promise.resolve());
   }
-  /** `run` once the metadata is there; a failure to read it is the session's error, and nothing is sent. */
-  const whenReady =
-    <A, R>(run: (arg: A) => Promise<R>, none: R) =>
-    (arg: A) =>
-      ready().then(
-        () => run(arg),
-        (err) => (core.state.failed(toAuthErrorOrShow(err, core.state.failed)), none),
-      );
+  /**
+   * `run` once the metadata is there; a failure to read it is the session's error, and nothing is sent.
+   * Without discovery, `run` itself: a stranger's start() settles before it returns (main.ts mounts at once).
+   */
+  const whenReady = <A, R>(run: (arg: A) => Promise<R>, none: R) =>
+    discovers
+      ? (arg: A) =>
+          ready().then(
+            () => run(arg),
+            (err) => (core.state.failed(toAuthErrorOrShow(err, core.state.failed)), none),
+          )
+      : run;
 
   /** `revoke` unless the tab that signed out shared this session's tokens, and revoked them once; `reason` goes to the event. */
   function signOut(everywhere: boolean, revoke: boolean, reason: SignOutReason) {
