@@ -7,21 +7,10 @@ import { DPoP, type Client } from 'oauth4webapi';
 import { apiParams, apisByOrigin, type ApiOptions } from './apis';
 import { AuthError, toAuthError } from './errors';
 import { classify, isRenewal } from './outcome';
+import type { Grant, Held } from './held';
 import type { Proof, ResourceParams, TokenSet } from './protocol';
 
-/** The session as the vault holds it, and as one tab hands it to another. */
-export interface Held {
-  tokens: TokenSet;
-  /** What the session was granted: the sign-in's scope and what step-ups added. */
-  scope: string;
-  /** What step-ups added for each API, by its resource: that API's grants ask for it, no other's. */
-  added?: Record<string, string>;
-  /** The DPoP key pair the tokens are bound to (RFC 9449): non-extractable, and still so after cloning. */
-  keys?: CryptoKeyPair;
-}
-
-/** A refresh-token grant (RFC 6749 §6): a renewal without `params`, a token for one API with them (RFC 8707 §2.2). */
-export type Grant = (current: TokenSet, params: ResourceParams | undefined, signal: AbortSignal) => Promise<TokenSet>;
+export type { Grant, Held } from './held';
 
 export interface VaultParts {
   client: Client;
