@@ -237,13 +237,15 @@ describe('offline: the tab holding the lock retries for every tab', () => {
   };
 
   /** Two tabs with 10-second tokens, whose renewals cannot reach the provider; `ms` later, `more` tabs. */
-  async function offlineTabs(ms: number, more = 0, onToken: () => void = () => {}) {
+  /** `onToken` is told each token request's time since the fake clock started, before the sign-in. */
+  async function offlineTabs(ms: number, more = 0, onToken: (sinceStart: number) => void = () => {}) {
     vi.useFakeTimers();
+    const start = Date.now();
     h.idp.refreshTokens = true;
     h.idp.expiresIn = 10;
     const tabs = [await h.signIn(), await openTab()];
     for (let i = 0; i < more; i++) tabs.push(await openTab());
-    h.idp.token = () => (onToken(), unreachable());
+    h.idp.token = () => (onToken(Date.now() - start), unreachable());
     await vi.advanceTimersByTimeAsync(ms);
     return tabs;
   }
@@ -257,8 +259,7 @@ describe('offline: the tab holding the lock retries for every tab', () => {
 
   it('past expiry every tab stays signed in, offline; only the leader’s backoff reaches the token endpoint; calls fail unreachable', async () => {
     const sentAt: number[] = [];
-    const start = Date.now();
-    const tabs = await offlineTabs(180_000, 1, () => sentAt.push(Date.now() - start));
+    const tabs = await offlineTabs(180_000, 1, (sinceStart) => sentAt.push(sinceStart));
     // The leader renews 2 s before expiry, then after 2, 4, 8, 16, 32, 60 s: as one tab alone would.
     expect(sentAt).toEqual([8, 10, 14, 22, 38, 70, 130].map((s) => s * 1000));
     for (const tab of tabs) {
