@@ -3,11 +3,21 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 
+/**
+ * The browser the suites drive: `CHROME_PATH` if set; else Debian's `chromium-headless-shell` (Chromium's
+ * old headless mode, the build Playwright itself runs headless), which needs about half the CPU of the
+ * full browser for the same tests (docs/testing.md); else the full `chromium`. Never downloaded.
+ */
+function testBrowserPath(): string {
+  if (process.env.CHROME_PATH) return process.env.CHROME_PATH;
+  return ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].find((path) => existsSync(path)) ?? '/usr/bin/chromium';
+}
+
 export async function launchBrowser(): Promise<Browser> {
-  const executablePath = process.env.CHROME_PATH || '/usr/bin/chromium';
+  const executablePath = testBrowserPath();
   if (!existsSync(executablePath)) {
     throw new Error(
-      `No Chromium at ${executablePath}. Install one with "sudo apt-get install chromium" ` +
+      `No Chromium at ${executablePath}. Install one with "sudo apt-get install chromium-headless-shell" ` +
         '(Debian/Ubuntu) or set CHROME_PATH to a Chromium/Chrome executable.',
     );
   }
