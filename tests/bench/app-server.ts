@@ -10,7 +10,11 @@ import { CONFIG_CACHE_CONTROL, resolveInside, serveOnLoopback, TYPES, type AppSe
 
 type HeadersFn = (config: Record<string, unknown>, options?: { dev?: boolean }) => Record<string, string>;
 
-export async function serveBuild(dir: string, headersFile: string): Promise<AppServer> {
+/**
+ * @param without response headers left out (by name, as the module spells them): how the bench's
+ *   floor shows what one header costs a page.
+ */
+export async function serveBuild(dir: string, headersFile: string, without: string[] = []): Promise<AppServer> {
   const root = path.resolve(dir);
   const mod = (await import(pathToFileURL(headersFile).href)) as { securityHeaders?: HeadersFn };
   if (typeof mod.securityHeaders !== 'function') throw new Error(`${headersFile} does not export securityHeaders()`);
@@ -19,6 +23,7 @@ export async function serveBuild(dir: string, headersFile: string): Promise<AppS
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const headers = securityHeaders(config, { dev: false });
+    for (const name of without) delete headers[name];
     const send = (status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}) => {
       res.writeHead(status, { ...headers, 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...extra });
       res.end(req.method === 'HEAD' ? undefined : body);

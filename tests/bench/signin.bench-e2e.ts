@@ -88,6 +88,19 @@ const length = (window: (r: Run) => { from: number; to: number }) => (r: Run) =>
 
 const SYNC_MARK = 'bench:sync';
 
+/**
+ * The floor under the signed-out figure: the same new tab to a page with the start page's words and
+ * button and nothing else (tests/bench/floor/), served with the measured build's headers, and with
+ * them but Cross-Origin-Opener-Policy. No build paints its Sign in sooner than the first; the gap to
+ * the second is what the browser's process swap for that header costs a new tab.
+ */
+const FLOOR_DIR = path.resolve('tests/bench/floor');
+const COOP = 'Cross-Origin-Opener-Policy';
+interface Floor {
+  headers: number;
+  withoutCoop: number;
+}
+
 const isAuthorize = (row: WaterfallRow) => row.type === 'Document' && new URL(row.url).pathname === '/connect/authorize';
 
 async function signInOnce(
@@ -183,7 +196,21 @@ async function signInOnce(
 const r0 = (v: number) => String(Math.round(v));
 const r2 = (v: number) => v.toFixed(2);
 
-function singleReport(runs: Run[], strangers: number[]): string {
+function floorLines(floors: Floor[], reference?: { name: string; values: number[] }): string[] {
+  const pad = (s: string) => s.padEnd(47);
+  const ratio = (pick: (f: Floor) => number) => {
+    if (!reference) return '';
+    const each = floors.map((f, i) => pick(f) / reference.values[i]);
+    return `   ${reference.name} per pair ${r2(median(each))} (${r2(Math.min(...each))}–${r2(Math.max(...each))})`;
+  };
+  return [
+    'Floor: the same new tab to an empty page (tests/bench/floor: the words and the button, no script or style)',
+    `  ${pad("with the measured build's headers")}${summary(floors.map((f) => f.headers))}${ratio((f) => f.headers)}`,
+    `  ${pad(`with them but ${COOP}`)}${summary(floors.map((f) => f.withoutCoop))}${ratio((f) => f.withoutCoop)}`,
+  ];
+}
+
+function singleReport(runs: Run[], strangers: number[], floors: Floor[]): string {
   const figure = (pick: (r: Run) => number) => summary(runs.map(pick));
   const middle = runs.find((r) => r.painted === median(runs.map((x) => x.painted)))!;
   const newTabMiddle = runs.find((r) => r.newTab === median(runs.map((x) => x.newTab!)))!;
@@ -200,6 +227,8 @@ function singleReport(runs: Run[], strangers: number[]): string {
     `  new tab / restore                            ${r2(median(runs.map((r) => r.newTab!)) / median(runs.map((r) => r.restore!)))} (medians)`,
     `  signed out: new tab → Sign in painted        ${summary(strangers)}  (the app's files cached by one visit)`,
     '',
+    ...floorLines(floors),
+    '',
     'Segments: median (min–max)',
     ...SEGMENTS.map(([name, window]) => `  ${name.padEnd(44)} ${figure(length(window))}`),
     '',
@@ -215,7 +244,7 @@ function singleReport(runs: Run[], strangers: number[]): string {
   ].join('\n');
 }
 
-type Pair = { a: Run & { signedOut: number }; b: Run & { signedOut: number }; first: 'A' | 'B' };
+type Pair = { a: Run & { signedOut: number }; b: Run & { signedOut: number }; first: 'A' | 'B'; floor: Floor };
 
 /** What A/B compares, each a user's wait: ms from a navigation start to what the person came for. */
 const CASES: [string, (r: Pair['a']) => number][] = [
@@ -258,6 +287,11 @@ function abReport(pairs: Pair[]): string {
       return `  ${name.padEnd(47)}${seg(pick)}${col(spread, 20)}`;
     }),
     '',
+    ...floorLines(
+      pairs.map((p) => p.floor),
+      { name: 'floor / A signed out:', values: pairs.map((p) => p.a.signedOut) },
+    ),
+    '',
     `Per build: median (min–max)${' '.repeat(22)}${col('A', 21)}${col('B', 21)}`,
     `  ${'callback navigation start → claims painted'.padEnd(47)}${seg((r) => r.painted)}`,
     `  ${'callback request start → claims painted'.padEnd(47)}${seg(callbackToClaims)}`,
@@ -287,9 +321,12 @@ const title = `sign-in at ${RTT} ms RTT${RTT ? `, ${HANDSHAKE} round-trip handsh
 describe(title, () => {
   let idp: Idp;
   let apps: AppServer[] = [];
+  let floors: AppServer[] = [];
   let proxy: LatencyProxy | undefined;
   beforeAll(async () => {
     apps = await Promise.all(BUILDS.map((b) => serveBuild(b.dir, b.headers)));
+    const headers = BUILDS.at(-1)!.headers;
+    floors = await Promise.all([serveBuild(FLOOR_DIR, headers), serveBuild(FLOOR_DIR, headers, [COOP])]);
     idp = await startIdp({ redirectUris: apps.map((a) => a.url) });
     const config = {
       accountUrl: idp.accountUrl,
@@ -298,19 +335,23 @@ describe(title, () => {
       apiOrigins: [idp.apiUrl],
       apiUrl: idp.apiUrl + '/api/greeting',
     };
-    for (const app of apps) app.setConfig(config);
+    for (const app of [...apps, ...floors]) app.setConfig(config);
     if (RTT > 0) proxy = await startLatencyProxy({ rttMs: RTT, handshakeRoundTrips: HANDSHAKE });
   });
   afterAll(async () => {
     await proxy?.close();
-    await Promise.allSettled([...apps.map((a) => a.close()), idp?.close()]);
+    await Promise.allSettled([...[...apps, ...floors].map((a) => a.close()), idp?.close()]);
   });
 
   const what = AB ? `${RUNS} A/B pairs of sign-ins` : `${RUNS} sign-ins and restores`;
-  it(what, { timeout: (RUNS * (AB ? 8 : 4) + 3) * WAIT_MS }, async () => {
+  it(what, { timeout: (RUNS * (AB ? 10 : 6) + 3) * WAIT_MS }, async () => {
     const loadBefore = loadavg()[0];
     const head = `bench:signin — ${title}, ${RUNS} ${AB ? 'pairs' : 'runs'}`;
     let report: string;
+    const floor = async (): Promise<Floor> => {
+      const shown = async (server: AppServer) => (await signedOutOnce(server.url, proxy, { cpu: CPU, waitMs: WAIT_MS })).shown;
+      return { headers: await shown(floors[0]), withoutCoop: await shown(floors[1]) };
+    };
     if (AB) {
       const pairs: Pair[] = [];
       for (let i = 0; i < RUNS; i++) {
@@ -321,17 +362,19 @@ describe(title, () => {
           const run = await signInOnce(app, idp, proxy, { restore: true, trace: false });
           got[side] = { ...run, signedOut: (await signedOutOnce(app.url, proxy, { cpu: CPU, waitMs: WAIT_MS })).shown };
         }
-        pairs.push({ a: got.A!, b: got.B!, first: order[0] });
+        pairs.push({ a: got.A!, b: got.B!, first: order[0], floor: await floor() });
       }
       report = abReport(pairs);
     } else {
       const runs: Run[] = [];
       const strangers: number[] = [];
+      const floorRuns: Floor[] = [];
       for (let i = 0; i < RUNS; i++) {
         runs.push(await signInOnce(apps[0], idp, proxy, { restore: true, trace: false }));
         strangers.push((await signedOutOnce(apps[0].url, proxy, { cpu: CPU, waitMs: WAIT_MS })).shown);
+        floorRuns.push(await floor());
       }
-      report = singleReport(runs, strangers);
+      report = singleReport(runs, strangers, floorRuns);
     }
     console.log(`${head}\n${report}\n${loadNote(loadBefore)}`);
 
