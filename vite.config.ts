@@ -36,38 +36,66 @@ const securityHeadersPlugin: Plugin = {
  */
 const svelteRuntime = /[\\/]node_modules[\\/]svelte[\\/]src[\\/](?!internal[\\/]flags[\\/])/;
 
+/** The auth module's one lazy seam (core.ts imports it): everything it needs after the first paint. */
+const afterFirstPaint = /[\\/]src[\\/]lib[\\/]auth[\\/]later\.ts$/;
+
 /**
  * Everything index.html loads statically (what a callback must download) as one chunk: split into
  * several, each file pays its own compression start and the names one exports to another (the size
  * section of docs/performance.md has the figure). Lazy routes and Svelte's runtime parts that only they
- * use keep chunks of their own.
+ * use keep chunks of their own, except what the auth module's lazy seam reaches: that goes with the
+ * seam, one request after the first paint. A module the seam shares with a route (the sign-in route
+ * uses its hints' checks) would otherwise get a chunk of its own, fetched only once the seam's chunk
+ * is parsed: a second request in a row on a new tab's way to the session.
  */
 function signInPathChunk(): Plugin {
   const eager = new Set<string>();
+  const later = new Set<string>();
   return {
     name: 'sign-in-path-chunk',
     apply: 'build',
     buildEnd() {
-      const queue = [...this.getModuleIds()].filter((id) => this.getModuleInfo(id)?.isEntry);
-      for (let id; (id = queue.pop());) {
-        if (eager.has(id)) continue;
-        eager.add(id);
-        queue.push(...(this.getModuleInfo(id)?.importedIds ?? []));
-      }
+      const reach = (from: string[], into: Set<string>) => {
+        const queue = [...from];
+        for (let id; (id = queue.pop());) {
+          if (eager.has(id) || into.has(id)) continue;
+          into.add(id);
+          queue.push(...(this.getModuleInfo(id)?.importedIds ?? []));
+        }
+      };
+      const ids = [...this.getModuleIds()];
+      reach(
+        ids.filter((id) => this.getModuleInfo(id)?.isEntry),
+        eager,
+      );
+      reach(
+        ids.filter((id) => afterFirstPaint.test(id)),
+        later,
+      );
     },
     outputOptions: (output) => ({
       ...output,
       advancedChunks: {
-        groups: [{ name: 'app', test: (id: string) => eager.has(id) && !svelteRuntime.test(id) }],
+        groups: [
+          { name: 'app', test: (id: string) => eager.has(id) && !svelteRuntime.test(id) },
+          { name: 'later', test: (id: string) => later.has(id) },
+        ],
       },
     }),
+    generateBundle(_options, bundle) {
+      const seam = Object.values(bundle).find((c) => c.type === 'chunk' && c.moduleIds.some((id) => afterFirstPaint.test(id)));
+      if (seam?.type !== 'chunk') return this.error("the auth module's lazy seam (later.ts) has no chunk of its own");
+      const more = seam.imports.filter((file) => !(bundle[file]?.type === 'chunk' && bundle[file].isEntry));
+      if (more.length) this.error(`${seam.fileName} imports ${more.join(', ')}: more than one request after the first paint`);
+    },
   };
 }
 
 /**
  * Vite wraps every dynamic import in a helper that first preloads the imported chunk's own imports.
- * Here every lazy chunk imports only the sign-in path chunk, loaded before any of them: the helper
- * would preload nothing, and would be the largest thing a lazy route adds to the sign-in path.
+ * Here a lazy chunk imports the sign-in path chunk, loaded before any of them, and at most the auth
+ * module's seam, which the app requests right after its first paint: the helper would preload nothing
+ * new, and would be the largest thing a lazy route adds to the sign-in path.
  */
 const plainDynamicImports: Plugin = {
   name: 'plain-dynamic-imports',
