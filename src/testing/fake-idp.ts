@@ -42,6 +42,18 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 }
 
+/** A JSON answer whose connection drops after its headers and the start of its body, which it says is longer. */
+export function cutOff(): Response {
+  const start = new TextEncoder().encode('{"access_token":"at-');
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(start);
+      controller.error(new TypeError('network error'));
+    },
+  });
+  return new Response(body, { headers: { 'content-type': 'application/json', 'content-length': '300' } });
+}
+
 /** A Bearer challenge as a resource server sends it (RFC 6750 §3). */
 export function challenge(status: 401 | 403, error: string): Response {
   return new Response(null, { status, headers: { 'www-authenticate': `Bearer realm="api", error="${error}"` } });

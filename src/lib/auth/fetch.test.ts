@@ -7,6 +7,7 @@ import {
   USERINFO_URL,
   challenge,
   challengeHeader,
+  cutOff,
   deferred,
   json,
   testConfig,
@@ -298,6 +299,13 @@ describe('failures', () => {
       const tab = await h.signIn({ config: capped() });
       h.idp.api = () => new Response('x'.repeat(1001), { headers: { 'content-type': 'text/plain' } });
       await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'invalid_response', host: new URL(API_ORIGIN).host });
+    });
+
+    it('an answer cut off after its headers rejects auth.fetch as unreachable, and the session stays', async () => {
+      const tab = await h.signIn({ config: capped() });
+      h.idp.api = cutOff;
+      await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unreachable', host: new URL(API_ORIGIN).host });
+      expect(tab.state.status).toBe('signed-in');
     });
 
     it('an answer at the cap is returned whole, with its status, headers and url', async () => {

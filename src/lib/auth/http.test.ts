@@ -112,9 +112,54 @@ describe('a protocol request (requestOptions)', () => {
     expect(await (await protocolFetch(net)(URL_)).text()).toHaveLength(1000);
   });
 
-  it('an answer that declares its length within the cap is handed on as it came, with no second pass', async () => {
-    const answer = new Response('{"ok":true}', { headers: { 'content-length': '11' } });
-    expect(await protocolFetch(network(() => answer))(URL_)).toBe(answer);
+  /** An answer whose headers arrive, then part of its body, then `end` of the rest (a browser's fetch errors the body on abort). */
+  const partial = (end: (request: Request, body: ReadableStreamDefaultController<Uint8Array>) => void, headers = {}) =>
+    network(
+      (request) =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start(body) {
+              body.enqueue(new TextEncoder().encode('{"access_'));
+              request.signal.addEventListener('abort', () => body.error(request.signal.reason), { once: true });
+              end(request, body);
+            },
+          }),
+          { headers: { 'content-type': 'application/json', ...headers } },
+        ),
+    );
+  const declared = { 'content-length': '24' };
+
+  it.each([
+    ['declares its length', declared],
+    ['declares none', {}],
+  ])(
+    'an answer that %s and is cut off after its headers is "unreachable", not one that fails to parse later',
+    async (_, headers) => {
+      const failure = await failureOf(
+        protocolFetch(partial((_, body) => body.error(new TypeError('network error')), headers))(URL_),
+      );
+      expect(failure).toMatchObject({ code: 'unreachable', host: 'api.example.test' });
+    },
+  );
+
+  it.each([
+    ['declares its length', declared],
+    ['declares none', {}],
+  ])('an answer that %s and whose body is still coming at the timeout is "timeout"', async (_, headers) => {
+    const failure = await failureOf(
+      protocolFetch(
+        partial(() => {}, headers),
+        { timeoutMs: 20 },
+      )(URL_),
+    );
+    expect(failure).toMatchObject({ code: 'timeout', host: 'api.example.test' });
+  });
+
+  it('an answer within the cap is handed on whole, with its status, headers and url', async () => {
+    const answer = new Response('{"ok":true}', { status: 201, headers: { 'content-length': '11', 'x-id': '7' } });
+    const response = await protocolFetch(network(() => answer))(URL_);
+    expect([response.status, response.headers.get('x-id'), response.url]).toEqual([201, '7', URL_]);
+    expect(await response.json()).toEqual({ ok: true });
   });
 
   it('a compressed answer is read against the cap whatever length it declares', async () => {

@@ -12,7 +12,10 @@ export function isLoopbackHost(hostname: string): boolean {
 
 export interface RequestLimits {
   timeoutMs: number;
-  /** Answers larger than this are refused, so a hostile server cannot exhaust memory; none: streamed as is. */
+  /**
+   * Answers larger than this are refused, so a hostile server cannot exhaust memory. With a cap the answer
+   * is read whole before it is handed on; without one it streams.
+   */
   maxBytes?: number;
   /** Aborts the request, e.g. when the person signs out. */
   signal?: AbortSignal;
@@ -25,7 +28,7 @@ type OAuthInit = Omit<RequestInit, 'body'> & { body?: unknown };
 
 /**
  * The answer says how long it is, within the cap, and is not compressed: the browser holds the body to
- * that length, so it needs no second pass here (the common case for token and userinfo answers).
+ * that length, so it is read natively rather than counted here (the common case for token and userinfo answers).
  */
 function withinDeclared(response: Response, maxBytes: number): boolean {
   const declared = response.headers.get('content-length');
@@ -52,7 +55,9 @@ async function readCapped(response: Response, maxBytes: number, host: string): P
 /**
  * A custom fetch for oauth4webapi: a timeout over the whole exchange (body included), no redirect
  * followed (it could carry the token to another host), failures as AuthErrors naming the host.
- * `request` builds what is sent from oauth4webapi's request and the combined signal.
+ * `request` builds what is sent from oauth4webapi's request and the combined signal. A capped answer
+ * is read here, inside that timeout: a body cut off or late is `unreachable` or `timeout`, where read
+ * later by oauth4webapi it would fail to parse, which a renewal takes as the server's fault and ends on.
  */
 export function boundedFetch(
   network: Network,
@@ -70,8 +75,8 @@ export function boundedFetch(
         throw new AuthError('invalid_response', { host, status: response.status });
       }
       // fetch gives null-body statuses (204, 205, 304) no body, and a new Response may not have one either.
-      if (maxBytes === undefined || !response.body || withinDeclared(response, maxBytes)) return response;
-      const body = await readCapped(response, maxBytes, host);
+      if (maxBytes === undefined || !response.body) return response;
+      const body = withinDeclared(response, maxBytes) ? await response.blob() : await readCapped(response, maxBytes, host);
       const capped = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
       return Object.defineProperty(capped, 'url', { value: response.url || url });
     } catch (err) {

@@ -11,6 +11,7 @@ import {
   ACCOUNT_URL,
   ALICE,
   USERINFO_URL,
+  cutOff,
   idTokenClaims,
   json,
   testConfig,
@@ -96,6 +97,12 @@ describe('token response validation', () => {
 
   it('an unreachable token endpoint names its host', async () => {
     h.idp.token = () => Promise.reject(new TypeError('Failed to fetch'));
+    const tab = await attempt();
+    expect(tab.state.error).toMatchObject({ code: 'unreachable', host: new URL(ACCOUNT_URL).host });
+  });
+
+  it('a token answer cut off after its headers is "unreachable", as the network is at fault, not the answer', async () => {
+    h.idp.token = cutOff;
     const tab = await attempt();
     expect(tab.state.error).toMatchObject({ code: 'unreachable', host: new URL(ACCOUNT_URL).host });
   });

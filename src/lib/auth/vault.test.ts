@@ -5,7 +5,7 @@
 import * as oauth from 'oauth4webapi';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useAuthHarness, type Tab } from '../../testing/auth-harness';
-import { API_URL, APP_URL, idTokenClaims, json, setPageUrl, unsignedIdToken } from '../../testing/fake-idp';
+import { API_URL, APP_URL, cutOff, idTokenClaims, json, setPageUrl, unsignedIdToken } from '../../testing/fake-idp';
 import { AuthError } from './errors';
 import type { ResourceParams, TokenSet } from './protocol';
 import { classify } from './outcome';
@@ -573,6 +573,18 @@ describe('through an instance', () => {
       await vi.advanceTimersByTimeAsync(300_000 - 1);
       expect(refreshRequests().length).toBeGreaterThanOrEqual(1);
       expect(tab.state.status).toBe('signed-in');
+      expect(tab.state.expiresAt).toBeGreaterThan(t0 + 300_000);
+    });
+
+    it('a renewal whose answer is cut off after its headers keeps the session, offline, and is retried', async () => {
+      const { tab, t0 } = await signInAt(300, { refresh: true });
+      let failures = 1;
+      h.idp.token = (request, standard) => (failures-- > 0 ? cutOff() : standard(request));
+      await vi.advanceTimersByTimeAsync(300_000 - 60_000);
+      expect(refreshRequests()).toHaveLength(1);
+      expect(tab.state).toMatchObject({ status: 'signed-in', offline: true, user: { sub: 'alice-sub' } });
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(tab.state).toMatchObject({ status: 'signed-in', offline: false });
       expect(tab.state.expiresAt).toBeGreaterThan(t0 + 300_000);
     });
 
