@@ -43,8 +43,12 @@ export function useEnv(options: StackOptions = {}): Env {
     env.stack = await startStack(options);
     env.browser = await launchBrowser();
   });
-  afterEach(async () => {
-    for (const session of open.splice(0)) await session.context.close();
+  afterEach(async ({ task }) => {
+    const failed = task.result?.state === 'fail';
+    for (const session of open.splice(0)) {
+      if (failed) console.log(await report(session));
+      await session.context.close();
+    }
   });
   afterAll(async () => {
     await env.browser?.close();
@@ -70,6 +74,35 @@ export async function newSession(browser: Browser, options?: BrowserContextOptio
   const page = await context.newPage();
   await captureBodies(page, log, ['*/connect/token*', '*/connect/userinfo*', '*/api/greeting*']);
   return { context, page, log, console: consoleEntries, csp };
+}
+
+/** Without its query: a callback's code and state stay out of the report. */
+const withoutQuery = (href: string) => {
+  const url = new URL(href);
+  return url.origin + url.pathname + url.hash.split('?')[0];
+};
+
+/**
+ * What a failed test left on screen and on the wire, for CI's log: each page's address and visible
+ * text, its last console messages and the context's last requests with their outcome.
+ */
+async function report({ context, log, console: messages }: Session): Promise<string> {
+  const lines = ['--- what the failed test left:'];
+  for (const page of context.pages()) {
+    const text = await page
+      .locator('body')
+      .innerText({ timeout: 2000 })
+      .catch((err: Error) => `(unreadable: ${err.message.split('\n')[0]})`);
+    lines.push(`page ${withoutQuery(page.url())}:`, text.replace(/\s+/g, ' ').slice(0, 800));
+  }
+  for (const { type, text } of messages.slice(-10)) lines.push(`console ${type}: ${text.slice(0, 300)}`);
+  const start = log.entries[0]?.time ?? 0;
+  for (const entry of log.entries.slice(-20)) {
+    const outcome = entry.failure ?? entry.status ?? 'pending';
+    const grant = entry.url.includes('/connect/token') ? ` (${new URLSearchParams(entry.postData ?? '').get('grant_type')})` : '';
+    lines.push(`+${entry.time - start} ms ${entry.method} ${withoutQuery(entry.url)}${grant} -> ${outcome}`);
+  }
+  return lines.join('\n');
 }
 
 /** Open the app (at `hash`), click its "Sign in" if it offers one, and sign in as alice. */
