@@ -1,6 +1,6 @@
 // Shared set-up for the end-to-end files: one browser + app + provider per file, a fresh context
 // (with its request log, console and CSP recorders) per test.
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, type TestContext } from 'vitest';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import {
   captureBodies,
@@ -43,13 +43,7 @@ export function useEnv(options: StackOptions = {}): Env {
     env.stack = await startStack(options);
     env.browser = await launchBrowser();
   });
-  afterEach(async ({ task }) => {
-    const failed = task.result?.state === 'fail';
-    for (const session of open.splice(0)) {
-      if (failed) console.log(await report(session));
-      await session.context.close();
-    }
-  });
+  afterEach((context) => closeSessions(open, context));
   afterAll(async () => {
     await env.browser?.close();
     await env.stack?.close();
@@ -103,6 +97,15 @@ async function report({ context, log, console: messages }: Session): Promise<str
     lines.push(`+${entry.time - start} ms ${entry.method} ${withoutQuery(entry.url)}${grant} -> ${outcome}`);
   }
   return lines.join('\n');
+}
+
+/** After each test: closes the contexts it opened (emptying `open`), first printing what a failed one left. */
+export async function closeSessions(open: Session[], { task }: TestContext): Promise<void> {
+  const failed = task.result?.state === 'fail';
+  for (const session of open.splice(0)) {
+    if (failed) console.log(await report(session));
+    await session.context.close();
+  }
 }
 
 /** Open the app (at `hash`), click its "Sign in" if it offers one, and sign in as alice. */

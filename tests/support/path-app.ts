@@ -5,7 +5,7 @@
 // provides /, /orders (`[data-orders-page]`) and /callback, and reads its settings from /config.json.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
-import { ALICE, newSession, readClaims, type Session } from '../e2e/helpers';
+import { ALICE, closeSessions, newSession, readClaims, type Session } from '../e2e/helpers';
 import { launchBrowser } from './browser';
 import { answerSignOut, endSessionRequests, signInAs, tokenRequests } from './flows';
 import { startIdp, type Idp } from './stack';
@@ -51,9 +51,7 @@ export function usePathApp(serve: () => Promise<Site>): PathApp {
     browser = await launchBrowser();
   });
 
-  afterEach(async () => {
-    for (const session of open.splice(0)) await session.context.close();
-  });
+  afterEach((context) => closeSessions(open, context));
 
   afterAll(async () => {
     await browser?.close();
