@@ -38,7 +38,7 @@ const securityHeadersPlugin: Plugin = {
 const svelteRuntime = /[\\/]node_modules[\\/]svelte[\\/]src[\\/](?!internal[\\/]flags[\\/])/;
 
 /** The auth module's one lazy seam (core.ts imports it): everything it needs after the first paint. */
-const afterFirstPaint = /[\\/]src[\\/]lib[\\/]auth[\\/]later\.ts$/;
+const afterFirstPaint = /[\\/]src[\\/]lib[\\/]auth[\\/]tabs[\\/]later\.ts$/;
 
 /**
  * Everything index.html loads statically (what a callback must download) as one chunk: split into

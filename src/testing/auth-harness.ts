@@ -6,9 +6,9 @@ import { afterEach, beforeEach, vi } from 'vitest';
 import { authOptions, type AppConfig } from '../config';
 import type { Auth, SessionState, StartResult } from '../lib/auth';
 import { assembleAuth } from '../lib/auth/auth';
-import type { BrowserPort } from '../lib/auth/port';
+import type { BrowserPort } from '../lib/auth/browser/port';
 // Loaded up front, as a browser has it cached: a tab joins the others within promise turns.
-import '../lib/auth/tabs';
+import '../lib/auth/tabs/tabs';
 import { APP_URL, FakeBroadcastChannel, FakeIdp, FakeLocks, setPageUrl, testConfig } from './fake-idp';
 
 export interface Tab {

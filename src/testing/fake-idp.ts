@@ -6,7 +6,7 @@ import { vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
 import { parseConfig, type AppConfig } from '../config';
-import { appNames } from '../lib/auth/storage';
+import { appNames } from '../lib/auth/browser/storage';
 
 export const APP_URL = 'http://localhost:5173/';
 export const ACCOUNT_URL = 'http://localhost:9010';

@@ -1,6 +1,6 @@
 // Issue 2: the main path a person takes, and its first ways to go wrong.
 import { describe, expect, it } from 'vitest';
-import { appNames } from '../../src/lib/auth/storage';
+import { appNames } from '../../src/lib/auth/browser/storage';
 import { pageState } from '../support/browser';
 import { authorizeRequests, consent, login, tokenResponses } from '../support/flows';
 import { ALICE, readClaims, routeOf, signIn, useEnv } from './helpers';

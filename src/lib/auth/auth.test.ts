@@ -5,7 +5,7 @@ import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { createAuth, type Auth, type SessionState } from '.';
 import { noSession, useAuthHarness, type Tab } from '../../testing/auth-harness';
 import { API_URL, APP_URL, FakeBroadcastChannel, NAMES, allStorage, setPageUrl } from '../../testing/fake-idp';
-import { appNames } from './storage';
+import { appNames } from './browser/storage';
 
 const h = useAuthHarness();
 

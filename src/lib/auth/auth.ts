@@ -2,22 +2,22 @@
 // (signin.ts), wired to the browser, its storage and the app's other tabs under names keyed to the
 // app (storage.ts), with sign-out here, in every tab and at the identity service.
 // Making one touches no browser global, so it is safe during server rendering; start() begins the work.
-import type { ApiOptions } from './apis';
+import type { ApiOptions } from './protocol/apis';
 import { createCore } from './core';
-import { toAuthErrorOrShow } from './errors';
-import type { AuthEventType, AuthListener, SignOutReason } from './events';
-import type { Network } from './http';
-import type { IdleOptions, IdleState } from './idle';
-import { browserPort, type BrowserPort } from './port';
-import type { Claims, Server, StandardClaims } from './protocol';
-import type { Resource, ResourceOptions, ResourceUrl } from './resource.svelte';
-import { reactiveStore, type ReactiveStore, type SessionState } from './session';
-import { createSignIn, type SignInOptions, type StartOptions, type StartResult } from './signin';
-import { appNames, appStorage, type AppStorage } from './storage';
+import { toAuthErrorOrShow } from './protocol/errors';
+import type { AuthEventType, AuthListener, SignOutReason } from './page/events';
+import type { Network } from './protocol/http';
+import type { IdleOptions, IdleState } from './tabs/idle';
+import { browserPort, type BrowserPort } from './browser/port';
+import type { Claims, Server, StandardClaims } from './protocol/steps';
+import type { Resource, ResourceOptions, ResourceUrl } from './svelte/resource.svelte';
+import { reactiveStore, type ReactiveStore, type SessionState } from './svelte/session';
+import { createSignIn, type SignInOptions, type StartOptions, type StartResult } from './page/signin';
+import { appNames, appStorage, type AppStorage } from './browser/storage';
 
-export type { IdleOptions, IdleState } from './idle';
-export type { SignInOptions, StartOptions, StartResult } from './signin';
-export { safeReturnTo } from './signin';
+export type { IdleOptions, IdleState } from './tabs/idle';
+export type { SignInOptions, StartOptions, StartResult } from './page/signin';
+export { safeReturnTo } from './page/signin';
 
 /** The identity service's endpoints, in RFC 8414 metadata names (a discovery document fits). */
 export interface ServerEndpoints {

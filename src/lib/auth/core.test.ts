@@ -8,15 +8,15 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { noSession, useAuthHarness } from '../../testing/auth-harness';
 import { API_URL, APP_URL, FakeBroadcastChannel, FakeLocks, json, setPageUrl } from '../../testing/fake-idp';
 import { createCore, type CoreParts } from './core';
-import type { Network } from './http';
-import * as later from './later';
-import type { BrowserPort } from './port';
-import type { Server, TokenSet } from './protocol';
-import { sessionState } from './session';
-import { appNames, appStorage } from './storage';
+import type { Network } from './protocol/http';
+import * as later from './tabs/later';
+import type { BrowserPort } from './browser/port';
+import type { Server, TokenSet } from './protocol/steps';
+import { sessionState } from './svelte/session';
+import { appNames, appStorage } from './browser/storage';
 
 // What follows the first paint, as it is, with its auth.fetch factory watched.
-vi.mock(import('./later'), async (importOriginal) => {
+vi.mock(import('./tabs/later'), async (importOriginal) => {
   const real = await importOriginal();
   return { ...real, createAuthFetch: vi.fn(real.createAuthFetch) };
 });

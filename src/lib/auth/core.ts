@@ -3,15 +3,15 @@
 // differs is only where requests go and how a session begins. It holds the module's one lazy seam:
 // everything that follows the first paint (later.ts) loads behind a single import().
 import type { Client } from 'oauth4webapi';
-import type { ApiOptions } from './apis';
-import { publicError } from './errors';
-import { createEvents, type SignOutReason } from './events';
-import type { Network } from './http';
-import type { Instance, Joined } from './later';
-import type { Claims } from './protocol';
-import { createResource, type ResourceOptions, type ResourceUrl } from './resource.svelte';
-import { createSession, type SessionState } from './session';
-import { createVault, type Held } from './vault';
+import type { ApiOptions } from './protocol/apis';
+import { publicError } from './protocol/errors';
+import { createEvents, type SignOutReason } from './page/events';
+import type { Network } from './protocol/http';
+import type { Instance, Joined } from './tabs/later';
+import type { Claims } from './protocol/steps';
+import { createResource, type ResourceOptions, type ResourceUrl } from './svelte/resource.svelte';
+import { createSession, type SessionState } from './svelte/session';
+import { createVault, type Held } from './session/tokens';
 
 export interface CoreParts<C extends Claims> {
   client: Client;
@@ -41,13 +41,13 @@ export interface CoreParts<C extends Claims> {
 }
 
 /** What loads after the first paint: the tabs, auth.fetch, sign-out at the provider, step-up. */
-export type Later = typeof import('./later');
+export type Later = typeof import('./tabs/later');
 
 export function createCore<C extends Claims>(parts: CoreParts<C>) {
   const events = createEvents();
   const state = createSession<C>(events, parts.initial);
   let later: Promise<Later> | undefined;
-  const load = () => (later ??= import('./later'));
+  const load = () => (later ??= import('./tabs/later'));
   // The relay to the other tabs, and the page's events: loaded when the tab has settled, or by the first grant.
   let relay: Promise<Joined> | undefined;
   let joined: Joined | undefined;

@@ -1,5 +1,5 @@
 // The public API of the auth module: everything a view needs, and no way to reach a token.
-export type { ApiOptions } from './apis';
+export type { ApiOptions } from './protocol/apis';
 export {
   createAuth,
   type Auth,
@@ -13,11 +13,11 @@ export {
   type StartOptions,
   type StartResult,
 } from './auth';
-export type { Prompt, SignInHints } from './hints';
-export { authContext, getAuth, setAuth } from './context';
-export { AuthError, stepUpFor, type AuthErrorCode, type AuthErrorDetails } from './errors';
-export type { AuthEvents, AuthEventType, AuthListener, SignOutReason } from './events';
-export type { StepUpOptions } from './scope';
-export type { StandardClaims } from './protocol';
-export type { Resource, ResourceOptions, ResourceState, ResourceStatus, ResourceUrl } from './resource.svelte';
-export type { ReactiveStore, SessionError, SessionState, SessionStatus } from './session';
+export type { Prompt, SignInHints } from './protocol/hints';
+export { authContext, getAuth, setAuth } from './svelte/context';
+export { AuthError, stepUpFor, type AuthErrorCode, type AuthErrorDetails } from './protocol/errors';
+export type { AuthEvents, AuthEventType, AuthListener, SignOutReason } from './page/events';
+export type { StepUpOptions } from './protocol/scope';
+export type { StandardClaims } from './protocol/steps';
+export type { Resource, ResourceOptions, ResourceState, ResourceStatus, ResourceUrl } from './svelte/resource.svelte';
+export type { ReactiveStore, SessionError, SessionState, SessionStatus } from './svelte/session';

@@ -4,11 +4,11 @@
 // Never imported by the app, so never in the production bundle.
 import type { Auth, IdleState, SignInOptions } from './auth';
 import { createCore } from './core';
-import type { AuthError } from './errors';
-import { hintParams } from './hints';
-import type { Claims, StandardClaims } from './protocol';
-import { reactiveStore, sessionState, type SessionState, type SessionStatus } from './session';
-import { stepUpRequest } from './stepup';
+import type { AuthError } from './protocol/errors';
+import { hintParams } from './protocol/hints';
+import type { Claims, StandardClaims } from './protocol/steps';
+import { reactiveStore, sessionState, type SessionState, type SessionStatus } from './svelte/session';
+import { stepUpRequest } from './protocol/stepup';
 
 export interface TestAuthOptions<C extends Claims = StandardClaims> {
   /** The signed-in user (`sub` defaults to `test-user`), or null for signed out. */

@@ -1,0 +1,105 @@
+// Every name the auth module shares with the rest of its origin: storage keys, the tabs' channel and
+// their locks, each carrying the app's issuer and client id, so two apps (or two instances) on one
+// origin never read each other's records or join each other's session. Nothing secret is stored. Per
+// tab: the pending sign-in (RFC 7636 verifier, state, nonce), single-use and short-lived (RFC 9700 §4.7,
+// RFC 10017 §6.1), the pending sign-out's `state`, and when the last silent restore began. Per
+// browser: one non-secret hint.
+import type { PendingSignIn } from '../protocol/steps';
+
+/** The two stores, as the browser port has them. */
+export interface Stores {
+  /** Per tab: sessionStorage in a browser. */
+  perTab: Storage;
+  /** Per browser: localStorage in a browser. */
+  perBrowser: Storage;
+}
+
+export const PENDING_TTL_MS = 10 * 60 * 1000;
+
+/**
+ * "had-session" when this browser had a session (a reason to try prompt=none), "signed-out" when the
+ * person signed out (the next interactive sign-in lets them choose an account: prompt=login).
+ */
+export type Hint = 'had-session' | 'signed-out' | undefined;
+
+/** The names of one app (issuer and client id) on its origin. */
+export interface AppNames {
+  /** Carried by every message on the channel, and checked. */
+  app: string;
+  /** The BroadcastChannel of the app's tabs. */
+  channel: string;
+  /** Prefix of the Web Locks of the app's sessions: one lock per session. */
+  lock: string;
+  /** A storage key of this app. */
+  key(name: string): string;
+}
+
+/** The shared names of the app with this issuer and client id. */
+export function appNames(issuer: string, clientId: string): AppNames {
+  // JSON keeps the two apart whatever characters they hold.
+  const app = JSON.stringify([issuer, clientId]);
+  return { app, channel: `auth ${app}`, lock: `auth session ${app} `, key: (name) => `auth:${name} ${app}` };
+}
+
+/** Reads and removes `key`: whatever it held can be answered once at most. */
+function take(storage: Storage, key: string): string | null {
+  const raw = storage.getItem(key);
+  storage.removeItem(key);
+  return raw;
+}
+
+/** The app's records in the browser's stores. */
+export function appStorage({ perTab, perBrowser }: Stores, names: AppNames) {
+  const SIGN_IN = names.key('tx');
+  const SIGN_OUT = names.key('logout');
+  const RESTORE_AT = names.key('restore-at');
+  const HINT = names.key('hint');
+  return {
+    /** Stores a new pending sign-in; an abandoned earlier attempt of this tab can no longer be answered. */
+    savePending: (tx: PendingSignIn): void => perTab.setItem(SIGN_IN, JSON.stringify(tx)),
+
+    /** Removes the pending sign-in and returns it when it answers `state` and has not expired. */
+    takePending(state: string | null, now: number): PendingSignIn | undefined {
+      try {
+        const tx = JSON.parse(take(perTab, SIGN_IN) ?? 'null');
+        // Written by this module; checked anyway, as storage is shared with every script of the origin.
+        const valid = ['state', 'codeVerifier', 'returnTo'].every((key) => typeof tx?.[key] === 'string');
+        const age = now - tx?.createdAt;
+        return valid && state === tx.state && age >= 0 && age < PENDING_TTL_MS ? tx : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+
+    /** Remembers the `state` sent with the end-session request, to match the provider's return once. */
+    saveSignOut: (state: string): void => perTab.setItem(SIGN_OUT, state),
+
+    /** True once for the `state` of this tab's pending sign-out; the record is gone either way. */
+    takeSignOut(state: string | null): boolean {
+      const sent = take(perTab, SIGN_OUT);
+      return sent !== null && sent === state;
+    },
+
+    noteRestore: (now: number): void => perTab.setItem(RESTORE_AT, String(now)),
+
+    /** When this tab's last silent restore began, epoch ms (0 if never). */
+    lastRestore: (): number => Number(perTab.getItem(RESTORE_AT)) || 0,
+
+    readHint(): Hint {
+      const raw = perBrowser.getItem(HINT);
+      return raw === '1' ? 'had-session' : raw === 'out' ? 'signed-out' : undefined;
+    },
+
+    writeHint: (hint: Exclude<Hint, undefined>): void => perBrowser.setItem(HINT, hint === 'had-session' ? '1' : 'out'),
+
+    /** The browser's session is gone (a silent restore was refused): no reason to try again. */
+    forgetHint: (): void => perBrowser.removeItem(HINT),
+
+    /** Forgets whatever this tab had under way: a sign-in, a sign-out and the restore guard. */
+    clearTab(): void {
+      for (const key of [SIGN_IN, SIGN_OUT, RESTORE_AT]) perTab.removeItem(key);
+    },
+  };
+}
+
+export type AppStorage = ReturnType<typeof appStorage>;
