@@ -1,7 +1,7 @@
 // Headless Chromium from the system (never downloaded) plus recorders shared by the e2e and hostile
 // suites: what the browser sent, what it stored, what it logged, and which CSP rules it broke.
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Page, type Request } from 'playwright-core';
 
 /**
  * The browser the suites drive: `CHROME_PATH` if set; else Debian's `chromium-headless-shell` (Chromium's
@@ -21,7 +21,7 @@ export async function launchBrowser(): Promise<Browser> {
         '(Debian/Ubuntu) or set CHROME_PATH to a Chromium/Chrome executable.',
     );
   }
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath,
     // Each test makes a fresh context; these flags keep the browser quiet and off the network.
     args: [
@@ -35,7 +35,231 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+  // Armed before any context exists, so the recorders see a shared worker's very first request.
+  await SharedWorkerWatch.of(browser).ready;
+  return browser;
 }
+
+/** A shared worker the watch is attached to. */
+interface WorkerTarget {
+  url: string;
+  send(method: string, params?: object): Promise<unknown>;
+}
+
+/** What recordRequests and collectConsole give the watch for a context: every DevTools event of its shared workers. */
+interface WorkerListener {
+  /** Response bodies to read in the worker (Fetch domain, before the worker gets them), handed over in `Fetch.requestPaused`'s `body`. */
+  bodies?: RegExp;
+  event(method: string, params: Record<string, unknown>, worker: WorkerTarget): void;
+}
+
+interface WatchedContext {
+  listeners: Set<WorkerListener>;
+  /** Chromium's browserContextId, read from one of the context's pages once it has one. */
+  id?: Promise<string | undefined>;
+}
+
+/**
+ * The requests and console of every context's shared workers, which Playwright neither reports nor
+ * routes (microsoft/playwright#33917). One browser-level DevTools session per browser:
+ * - Playwright's own auto-attach resumes a worker paused on start at once, so waitForDebuggerOnStart
+ *   cannot hold it for us. Instead a browser-level Fetch pause holds the worker's script request (resource
+ *   type Other, networkId = the worker's target id) until our session is attached and its Network, Runtime,
+ *   Log and Fetch domains are asked for: Chromium queues those ahead of the script, so its first fetch is seen.
+ * - Playwright's CDPSession cannot speak to flattened child sessions, and Chromium refuses browser-level
+ *   auto-attach without flatten, so the worker is attached with Target.attachToTarget({ flatten: false })
+ *   and spoken to through Target.sendMessageToTarget / receivedMessageFromTarget.
+ * - The commands' answers are not awaited before the script goes on: a worker that has not started answers
+ *   nothing, and waiting for it would hold its own script forever.
+ * Only workers of contexts a recorder listens to are attached. Chromium 156 gives shared workers no `Worker`,
+ * so they start no dedicated workers to follow.
+ */
+class SharedWorkerWatch {
+  private static watches = new WeakMap<Browser, SharedWorkerWatch>();
+
+  /** The browser's watch, started if needed (launchBrowser starts it before any context exists). */
+  static of(browser: Browser): SharedWorkerWatch {
+    let watch = SharedWorkerWatch.watches.get(browser);
+    if (!watch) SharedWorkerWatch.watches.set(browser, (watch = new SharedWorkerWatch(browser)));
+    return watch;
+  }
+
+  readonly ready: Promise<void>;
+  private cdp?: CDPSession;
+  private lastId = 0;
+  private calls = new Map<number, { sessionId: string; resolve(result: unknown): void; reject(error: Error): void }>();
+  private contexts = new Map<BrowserContext, WatchedContext>();
+  /** Each shared worker's attachment, once, by target id. */
+  private workers = new Map<string, Promise<void>>();
+  /** Our sessions with the workers, by session id. */
+  private sessions = new Map<string, { worker: WorkerTarget; context: WatchedContext }>();
+
+  private constructor(browser: Browser) {
+    this.ready = this.start(browser);
+  }
+
+  listen(context: BrowserContext, listener: WorkerListener): void {
+    let watched = this.contexts.get(context);
+    if (!watched) {
+      this.contexts.set(context, (watched = { listeners: new Set() }));
+      context.once('close', () => this.contexts.delete(context));
+    }
+    watched.listeners.add(listener);
+  }
+
+  private async start(browser: Browser): Promise<void> {
+    const cdp = (this.cdp = await browser.newBrowserCDPSession());
+    cdp.on('Target.targetCreated', ({ targetInfo }) => {
+      if (targetInfo.type === 'shared_worker') void this.attach(targetInfo);
+    });
+    cdp.on('Target.targetDestroyed', ({ targetId }) => this.workers.delete(targetId));
+    cdp.on('Target.detachedFromTarget', ({ sessionId }) => sessionId && this.forget(sessionId));
+    cdp.on('Fetch.requestPaused', ({ requestId, networkId }) => void this.holdScript(requestId, networkId));
+    cdp.on('Target.receivedMessageFromTarget', ({ sessionId, message }) => this.receive(sessionId, message));
+    await cdp.send('Target.setDiscoverTargets', { discover: true, filter: [{ type: 'shared_worker' }] });
+    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Other', requestStage: 'Request' }] });
+  }
+
+  /** A paused request of type Other: a shared worker's script waits until the worker is attached. */
+  private async holdScript(requestId: string, networkId?: string): Promise<void> {
+    try {
+      if (networkId && /^[0-9A-F]{32}$/.test(networkId)) {
+        const info = await this.cdp?.send('Target.getTargetInfo', { targetId: networkId }).catch(() => undefined);
+        if (info?.targetInfo.type === 'shared_worker') await this.attach(info.targetInfo);
+      }
+    } finally {
+      await this.cdp?.send('Fetch.continueRequest', { requestId }).catch(() => undefined);
+    }
+  }
+
+  private attach(info: { targetId: string; url: string; browserContextId?: string }): Promise<void> {
+    let attached = this.workers.get(info.targetId);
+    if (!attached) this.workers.set(info.targetId, (attached = this.doAttach(info).catch(() => undefined)));
+    return attached;
+  }
+
+  private async doAttach({ targetId, url, browserContextId }: { targetId: string; url: string; browserContextId?: string }) {
+    const context = browserContextId ? await this.watchedContext(browserContextId) : undefined;
+    if (!context || !this.cdp) return;
+    const { sessionId } = await this.cdp.send('Target.attachToTarget', { targetId, flatten: false });
+    const worker: WorkerTarget = { url, send: (method, params) => this.post(sessionId, method, params).result };
+    this.sessions.set(sessionId, { worker, context });
+    const domains: [string, object?][] = [
+      ['Network.enable'],
+      ['Runtime.enable'],
+      ['Log.enable'],
+      ['Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Response' }] }],
+    ];
+    // Sent, not answered: see the class comment.
+    await Promise.all(domains.map(([method, params]) => this.post(sessionId, method, params).sent));
+  }
+
+  /** The watched context with Chromium's id `id`, if any. */
+  private async watchedContext(id: string): Promise<WatchedContext | undefined> {
+    for (const [context, watched] of this.contexts) {
+      watched.id ??= contextIdOf(context);
+      const known = await watched.id;
+      if (known === undefined) watched.id = undefined;
+      if (known === id) return watched;
+    }
+    return undefined;
+  }
+
+  private post(sessionId: string, method: string, params: object = {}): { sent: Promise<unknown>; result: Promise<unknown> } {
+    const id = ++this.lastId;
+    const result = new Promise((resolve, reject) => this.calls.set(id, { sessionId, resolve, reject }));
+    result.catch(() => undefined);
+    const message = JSON.stringify({ id, method, params });
+    const sent = (
+      this.cdp?.send('Target.sendMessageToTarget', { sessionId, message }) ?? Promise.reject(new Error('no session'))
+    ).catch((error: Error) => this.settleCall(id, { error }));
+    return { sent, result };
+  }
+
+  private settleCall(id: number, { result, error }: { result?: unknown; error?: { message: string } }) {
+    const call = this.calls.get(id);
+    this.calls.delete(id);
+    if (error) call?.reject(new Error(error.message));
+    else call?.resolve(result);
+  }
+
+  private receive(sessionId: string, text: string): void {
+    const message = JSON.parse(text) as { id?: number; method?: string; params?: Record<string, unknown> } & Parameters<
+      SharedWorkerWatch['settleCall']
+    >[1];
+    if (message.id) return this.settleCall(message.id, message);
+    const session = this.sessions.get(sessionId);
+    if (!session || !message.method) return;
+    if (message.method === 'Inspector.targetCrashed' || message.method === 'Inspector.detached') return this.forget(sessionId);
+    if (message.method === 'Fetch.requestPaused') return void this.readBody(session, message.params ?? {});
+    this.dispatch(session, message.method, message.params ?? {});
+  }
+
+  /** A worker's response, paused: its body is read if a listener wants it, then it goes on unchanged. */
+  private async readBody(
+    { worker, context }: { worker: WorkerTarget; context: WatchedContext },
+    params: Record<string, unknown>,
+  ) {
+    const { requestId, request, responseStatusCode } = params as {
+      requestId: string;
+      request: { url: string };
+      responseStatusCode?: number;
+    };
+    try {
+      let body: string | undefined;
+      const redirect = responseStatusCode !== undefined && responseStatusCode >= 300 && responseStatusCode < 400;
+      if (!redirect && [...context.listeners].some((l) => l.bodies?.test(request.url))) {
+        const r = (await worker.send('Fetch.getResponseBody', { requestId })) as { body: string; base64Encoded: boolean };
+        body = r.base64Encoded ? Buffer.from(r.body, 'base64').toString() : r.body;
+      }
+      this.dispatch({ worker, context }, 'Fetch.requestPaused', { ...params, body });
+    } catch {
+      // The worker or its request went away; nothing to record.
+    } finally {
+      await worker.send('Fetch.continueRequest', { requestId }).catch(() => undefined);
+    }
+  }
+
+  private dispatch(
+    { worker, context }: { worker: WorkerTarget; context: WatchedContext },
+    method: string,
+    params: Record<string, unknown>,
+  ) {
+    for (const listener of context.listeners) {
+      try {
+        listener.event(method, params, worker);
+      } catch {
+        // One recorder's bug must not stop the others.
+      }
+    }
+  }
+
+  private forget(sessionId: string): void {
+    this.sessions.delete(sessionId);
+    for (const [id, call] of this.calls) {
+      if (call.sessionId === sessionId) this.settleCall(id, { error: { message: 'worker session closed' } });
+    }
+  }
+}
+
+/** Chromium's browserContextId of a context, read from one of its pages (undefined while it has none). */
+async function contextIdOf(context: BrowserContext): Promise<string | undefined> {
+  const page = context.pages()[0];
+  if (!page) return undefined;
+  try {
+    const cdp = await context.newCDPSession(page);
+    try {
+      return (await cdp.send('Target.getTargetInfo')).targetInfo.browserContextId;
+    } finally {
+      await cdp.detach().catch(() => undefined);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+const lowerCased = (headers: Record<string, string>) =>
+  Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 
 export interface RecordedRequest {
   url: string;
@@ -66,7 +290,13 @@ export interface RequestLog {
   addBody(method: string, url: string, postData: string | undefined, body: string): void;
 }
 
-/** Record every request sent by a page or by all pages of a context. */
+/** A request reported by both Playwright and a worker's DevTools session within this time is one request. */
+const TWIN_MS = 2_000;
+
+/**
+ * Record every request sent by a page, or by all pages of a context and its shared workers (which
+ * Playwright does not report: their requests come from the watch launchBrowser arms, with the same fields).
+ */
 export function recordRequests(target: Page | BrowserContext, options: { bodies?: RegExp } = {}): RequestLog {
   const entries: RecordedRequest[] = [];
   const pending = new Set<Promise<unknown>>();
@@ -77,18 +307,46 @@ export function recordRequests(target: Page | BrowserContext, options: { bodies?
     const q = p.catch(() => undefined).finally(() => pending.delete(q));
     pending.add(q);
   };
+  // Requests with no page frame, from Playwright or from a worker's session: a request both report (should
+  // Playwright ever report shared workers' requests) is recorded once, the second report joining the first.
+  const frameless = new WeakMap<RecordedRequest, { fromWorker: boolean; joined: boolean }>();
+  const add = (entry: RecordedRequest, from?: { fromWorker: boolean }): RecordedRequest => {
+    if (from) {
+      const twin = entries.findLast((e) => {
+        const other = frameless.get(e);
+        return (
+          other &&
+          !other.joined &&
+          other.fromWorker !== from.fromWorker &&
+          e.method === entry.method &&
+          e.url === entry.url &&
+          e.postData === entry.postData &&
+          Math.abs(e.time - entry.time) <= TWIN_MS
+        );
+      });
+      if (twin) {
+        frameless.get(twin)!.joined = true;
+        return twin;
+      }
+      frameless.set(entry, { ...from, joined: false });
+    }
+    entries.push(entry);
+    return entry;
+  };
 
   target.on('request', (request: Request) => {
-    const entry: RecordedRequest = {
-      url: request.url(),
-      method: request.method(),
-      headers: request.headers(),
-      postData: request.postData(),
-      resourceType: request.resourceType(),
-      isNavigation: request.isNavigationRequest(),
-      time: Date.now(),
-    };
-    entries.push(entry);
+    const entry = add(
+      {
+        url: request.url(),
+        method: request.method(),
+        headers: request.headers(),
+        postData: request.postData(),
+        resourceType: request.resourceType(),
+        isNavigation: request.isNavigationRequest(),
+        time: Date.now(),
+      },
+      hasFrame(request) || request.serviceWorker() ? undefined : { fromWorker: false },
+    );
     byRequest.set(request, entry);
     // headers() can omit headers added by the network stack; allHeaders() has them all.
     track(request.allHeaders().then((h) => void (entry.headers = h)));
@@ -112,6 +370,57 @@ export function recordRequests(target: Page | BrowserContext, options: { bodies?
     if (entry) entry.failure = request.failure()?.errorText ?? 'failed';
     readBody(request);
   });
+
+  if ('newPage' in target && target.browser()) {
+    // Shared workers' requests, by DevTools request id (unique per renderer process).
+    const byId = new Map<string, RecordedRequest>();
+    SharedWorkerWatch.of(target.browser()!).listen(target, {
+      bodies: options.bodies,
+      event(method, params) {
+        const entry = byId.get(params.requestId as string) ?? byId.get(params.networkId as string);
+        if (method === 'Network.requestWillBeSent') {
+          const p = params as unknown as WillBeSent;
+          if (p.redirectResponse && entry) {
+            entry.status = p.redirectResponse.status;
+            entry.responseTime = Date.now();
+          }
+          if (/^(data|blob):/.test(p.request.url)) return;
+          const posted =
+            p.request.postData ?? p.request.postDataEntries?.map((e) => Buffer.from(e.bytes ?? '', 'base64').toString()).join('');
+          const next = add(
+            {
+              url: p.request.url,
+              method: p.request.method,
+              headers: lowerCased(p.request.headers),
+              postData: posted ?? null,
+              resourceType: (p.type ?? 'other').toLowerCase(),
+              isNavigation: false,
+              time: Date.now(),
+            },
+            { fromWorker: true },
+          );
+          byId.set(p.requestId, next);
+        } else if (method === 'Network.requestWillBeSentExtraInfo' && entry) {
+          entry.headers = { ...entry.headers, ...lowerCased(params.headers as Record<string, string>) };
+        } else if (method === 'Network.responseReceived' && entry) {
+          entry.status = (params.response as { status: number }).status;
+          entry.responseTime = Date.now();
+        } else if (method === 'Network.loadingFailed' && entry) {
+          entry.failure = params.errorText as string;
+        } else if (method === 'Fetch.requestPaused') {
+          // The response, before the worker gets it: the request's headers as sent, and the body if wanted.
+          const { request, body } = params as {
+            request: { url: string; method: string; headers: Record<string, string>; postData?: string };
+            body?: string;
+          };
+          if (entry) entry.headers = { ...lowerCased(request.headers), ...entry.headers };
+          if (body === undefined) return;
+          if (entry) entry.body ??= body;
+          else log.addBody(request.method, request.url, request.postData, body);
+        }
+      },
+    });
+  }
 
   const log: RequestLog = {
     entries,
@@ -174,6 +483,29 @@ export async function captureBodies(page: Page, log: RequestLog, urlPatterns: st
   });
 }
 
+/** Whether Playwright tied the request to a page's frame (not so for a service worker's, nor for a shared worker's). */
+function hasFrame(request: Request): boolean {
+  try {
+    return !!request.frame();
+  } catch {
+    return false;
+  }
+}
+
+/** The part of Network.requestWillBeSent the recorder reads. */
+interface WillBeSent {
+  requestId: string;
+  type?: string;
+  request: {
+    url: string;
+    method: string;
+    headers: Record<string, string>;
+    postData?: string;
+    postDataEntries?: { bytes?: string }[];
+  };
+  redirectResponse?: { status: number };
+}
+
 export interface PageState {
   url: string;
   localStorage: Record<string, string>;
@@ -229,17 +561,41 @@ export interface ConsoleEntry {
   url: string;
 }
 
-/** Console messages (and uncaught page errors, as type 'pageerror') from a page or a whole context. */
+/**
+ * Console messages (and uncaught errors, as type 'pageerror') from a page, or from a whole context
+ * with its shared workers (whose console Playwright does not report either).
+ */
 export function collectConsole(target: Page | BrowserContext): ConsoleEntry[] {
   const messages: ConsoleEntry[] = [];
   target.on('console', (msg) => messages.push({ type: msg.type(), text: msg.text(), url: msg.location().url }));
   const onError = (err: Error) => messages.push({ type: 'pageerror', text: String(err?.stack ?? err), url: '' });
   if ('newPage' in target) {
     target.on('weberror', (e) => onError(e.error()));
+    const browser = target.browser();
+    if (browser)
+      SharedWorkerWatch.of(browser).listen(target, {
+        event: (method, params, worker) => workerConsole(messages, method, params, worker),
+      });
   } else {
     target.on('pageerror', onError);
   }
   return messages;
+}
+
+/** A console message, uncaught error or browser log entry of a shared worker, as collectConsole keeps them. */
+function workerConsole(messages: ConsoleEntry[], method: string, params: Record<string, unknown>, worker: WorkerTarget) {
+  type Remote = { value?: unknown; unserializableValue?: string; description?: string; type: string };
+  if (method === 'Runtime.consoleAPICalled') {
+    const { type, args, stackTrace } = params as { type: string; args: Remote[]; stackTrace?: { callFrames: { url: string }[] } };
+    const text = args.map((a) => ('value' in a ? String(a.value) : (a.unserializableValue ?? a.description ?? a.type))).join(' ');
+    messages.push({ type, text, url: stackTrace?.callFrames[0]?.url || worker.url });
+  } else if (method === 'Runtime.exceptionThrown') {
+    const { exceptionDetails } = params as { exceptionDetails: { text: string; exception?: Remote } };
+    messages.push({ type: 'pageerror', text: exceptionDetails.exception?.description ?? exceptionDetails.text, url: '' });
+  } else if (method === 'Log.entryAdded') {
+    const { entry } = params as { entry: { level: string; text: string; url?: string } };
+    messages.push({ type: entry.level === 'verbose' ? 'debug' : entry.level, text: entry.text, url: entry.url ?? worker.url });
+  }
 }
 
 const CSP_MARK = '[csp-violation]';

@@ -1,12 +1,9 @@
 // The public API of the auth module: everything a view needs, and no way to reach a token.
 export type { ApiOptions } from './protocol/apis';
+export type { AuthOptions, ClientOptions, ServerEndpoints, ServerOptions } from './options';
 export {
   createAuth,
   type Auth,
-  type AuthOptions,
-  type ClientOptions,
-  type ServerEndpoints,
-  type ServerOptions,
   type IdleOptions,
   type IdleState,
   type SignInOptions,

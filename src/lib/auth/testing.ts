@@ -1,13 +1,16 @@
 // The test kit: an Auth with no identity service, no network and no DOM, for component tests of views
-// that use auth. It runs production's session policy (core.ts): the same error conversion, challenges
-// and transitions; only where requests go (`handler`) and how the session begins differ.
+// that use auth. It runs production's page side: the same session store and transitions, auth.fetch
+// with its allow-list, error conversion and challenges, and resources; only where requests go
+// (`handler`) and where the token comes from (a test token, never renewed) differ.
 // Never imported by the app, so never in the production bundle.
 import type { Auth, IdleState, SignInOptions } from './auth';
-import { createCore } from './core';
-import type { AuthError } from './protocol/errors';
+import { createAuthFetch, type TokenSource } from './page/fetch';
+import { createEvents } from './page/events';
+import { AuthError } from './protocol/errors';
 import { hintParams } from './protocol/hints';
 import type { Claims, StandardClaims } from './protocol/steps';
-import { reactiveStore, sessionState, type SessionState, type SessionStatus } from './svelte/session';
+import { createResource, type ResourceOptions, type ResourceUrl } from './svelte/resource.svelte';
+import { createSession, reactiveStore, sessionState, settledOf, type SessionState, type SessionStatus } from './svelte/session';
 import { stepUpRequest } from './protocol/stepup';
 
 export interface TestAuthOptions<C extends Claims = StandardClaims> {
@@ -83,30 +86,52 @@ export function createTestAuth<C extends Claims = StandardClaims>({
   const idleState = reactiveStore<IdleState>(idle);
   const profile = { sub: 'test-user', ...user } as C;
   const start = status ?? (user ? 'signed-in' : 'signed-out');
-  const core = createCore<C>({
-    client: { client_id: 'test-client' },
-    network: (request) => answer(request, handler),
-    timeoutMs: 15_000,
-    scope: 'openid',
-    stepUpScopes,
-    // No refresh: a refused test token ends the session, as a token without a refresh token does in production.
-    allowed: () => apiOrigins,
-    base: () => globalThis.location?.href ?? NO_PAGE,
-    now: Date.now,
-    initial: sessionState<C>(
+  const events = createEvents();
+  const state = createSession<C>(
+    events,
+    sessionState<C>(
       start === 'signed-in' ? 'loading' : start,
       START_ERRORS[start] ?? null,
       start === 'expired' || (start === 'error' && !!user),
     ),
+  );
+  let life = new AbortController();
+  const end = () => {
+    life.abort();
+    life = new AbortController();
+  };
+  // No refresh: a refused test token ends the session, as a token without a refresh token does in production.
+  const tokens: TokenSource = {
+    async token() {
+      if (state.session.current.status !== 'signed-in') throw new AuthError('unauthenticated');
+      return { accessToken: TEST_TOKEN, api: false, dpop: undefined };
+    },
+    renew: async () => false,
+    forget: () => {},
+    end() {
+      if (state.session.current.status !== 'signed-in') return;
+      end();
+      state.expired();
+    },
+    offline: () => false,
+    signal: () => life.signal,
+  };
+  const fetch = createAuthFetch({
+    network: (request) => answer(request, handler),
+    tokens,
+    allowed: new Set(apiOrigins.map((origin) => new URL(origin).origin)),
+    scope: 'openid',
+    stepUpScopes,
+    base: () => globalThis.location?.href ?? NO_PAGE,
+    timeoutMs: 15_000,
   });
-  const signIn = async () =>
-    core.signedIn({ tokens: { accessToken: TEST_TOKEN, expiresAt: Date.now() + HOUR_MS }, scope: 'openid' }, profile);
+  const signIn = async () => state.signedIn(profile, Date.now() + HOUR_MS);
   if (start === 'signed-in') void signIn();
 
   return {
-    session: core.state.session,
+    session: state.session,
     start: async () => ({}),
-    settled: core.settled,
+    settled: () => settledOf(state.session),
     // A step-up signs in at once too; its options are checked as production checks them (a bad one is a
     // TypeError), but for `resource`: the kit has no APIs of its own, so any one is taken. Hints are
     // checked as production checks them: a refused one is the session's `param_not_allowed`.
@@ -116,16 +141,22 @@ export function createTestAuth<C extends Claims = StandardClaims>({
         hintParams(options, extraParams, { prompt_values_supported: promptValuesSupported });
       } catch (refused) {
         // hintParams throws nothing but its AuthError.
-        return core.state.failed(refused as AuthError);
+        return state.failed(refused as AuthError);
       }
       return signIn();
     },
-    signOut: () => void core.signOut('user'),
+    signOut() {
+      end();
+      state.signedOut('user');
+    },
     idle: idleState.readable,
     stayActive: () => idleState.set({ warning: false }),
-    fetch: core.fetch,
-    resource: core.resource,
-    on: core.events.on,
-    destroy: core.destroy,
+    fetch,
+    resource: <T>(url: ResourceUrl, options?: ResourceOptions<T>) => createResource<T>(state.session, fetch, url, options),
+    on: events.on,
+    destroy() {
+      end();
+      events.clear();
+    },
   };
 }

@@ -10,9 +10,14 @@ export interface BrowserPort extends Stores {
   go(url: string, replace?: boolean): void;
   /** Rewrites the current history entry's URL without loading anything. */
   rewrite(url: string): void;
-  /** Opens the channel the app's tabs share the session over (tabs.ts); undefined where there is none. */
+  /** Opens the app's token-free signal channel (host/signal.ts); undefined where there is none. */
   channel(name: string): Pick<BroadcastChannel, 'postMessage' | 'addEventListener' | 'removeEventListener' | 'close'> | undefined;
-  /** Web Locks: one tab at a time renews the shared session; undefined where there are none. */
+  /**
+   * Starts, or reaches, the app's shared worker named `name` (host/worker.ts), kept alive after the last
+   * page where the browser can; undefined where there is no SharedWorker. May throw (a CSP refusing it).
+   */
+  sharedWorker(name: string): WorkerLike | undefined;
+  /** Web Locks: each page holds one while it lives, so the worker knows when it is gone; undefined where there are none. */
   locks?: Locks;
   now(): number;
   /** This page load is a reload (the person asked for it), not Back, a link or a redirect. */
@@ -25,10 +30,25 @@ export interface BrowserPort extends Stores {
   listen(type: string, listener: (event: Event) => void, options?: { passive?: boolean }): () => void;
 }
 
-/** The part of the Web Locks API (navigator.locks) the tabs use. */
+/** The part of the Web Locks API (navigator.locks) a page uses. */
 export interface Locks {
-  request(name: string, options: { signal?: AbortSignal }, granted: () => Promise<void>): Promise<void>;
-  query(): Promise<{ held?: { name?: string }[] }>;
+  request(name: string, granted: () => Promise<void>): Promise<void>;
+}
+
+/** The part of a SharedWorker a page uses: its port, and the error it reports when it cannot start. */
+export interface WorkerLike {
+  port: MessagePort;
+  addEventListener(type: 'error', listener: () => void): void;
+}
+
+/**
+ * The app's shared worker. `extendedLifetime` (Chromium) keeps it alive after its last page unloads, so
+ * a reload finds the session; other browsers ignore it, and their worker ends with the last page.
+ */
+function openSharedWorker(name: string): WorkerLike | undefined {
+  if (typeof SharedWorker !== 'function') return undefined;
+  const options = { type: 'module', name, extendedLifetime: true } as WorkerOptions;
+  return new SharedWorker(new URL('../host/worker.ts', import.meta.url), options);
 }
 
 /** The real browser; call it only in a browser (createAuth calls it from start()). */
@@ -40,6 +60,7 @@ export function browserPort(): BrowserPort {
     perTab: sessionStorage,
     perBrowser: localStorage,
     channel: (name) => (typeof BroadcastChannel === 'function' ? new BroadcastChannel(name) : undefined),
+    sharedWorker: openSharedWorker,
     locks: navigator.locks,
     now: Date.now,
     reloaded: () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.type === 'reload',

@@ -26,9 +26,9 @@ export type Hint = 'had-session' | 'signed-out' | undefined;
 export interface AppNames {
   /** Carried by every message on the channel, and checked. */
   app: string;
-  /** The BroadcastChannel of the app's tabs. */
+  /** The BroadcastChannel of the app's token-free signal (host/signal.ts). */
   channel: string;
-  /** Prefix of the Web Locks of the app's sessions: one lock per session. */
+  /** Prefix of the Web Locks the app's pages hold while they live: the engine's worker waits on them. */
   lock: string;
   /** A storage key of this app. */
   key(name: string): string;
@@ -38,7 +38,7 @@ export interface AppNames {
 export function appNames(issuer: string, clientId: string): AppNames {
   // JSON keeps the two apart whatever characters they hold.
   const app = JSON.stringify([issuer, clientId]);
-  return { app, channel: `auth ${app}`, lock: `auth session ${app} `, key: (name) => `auth:${name} ${app}` };
+  return { app, channel: `auth ${app}`, lock: `auth page ${app} `, key: (name) => `auth:${name} ${app}` };
 }
 
 /** Reads and removes `key`: whatever it held can be answered once at most. */
@@ -69,6 +69,23 @@ export function appStorage({ perTab, perBrowser }: Stores, names: AppNames) {
       } catch {
         return undefined;
       }
+    },
+
+    /**
+     * Whether another instance on this page (another app, or another provider) is waiting for the
+     * response with `state`: that callback is its to take, and this instance leaves it in the URL.
+     */
+    answersOther(state: string | null): boolean {
+      for (let i = 0; state !== null && i < perTab.length; i++) {
+        const key = perTab.key(i)!;
+        if (key === SIGN_IN || !key.startsWith('auth:tx ')) continue;
+        try {
+          if (JSON.parse(perTab.getItem(key)!)?.state === state) return true;
+        } catch {
+          // Not a record of this module: not a sign-in waiting.
+        }
+      }
+      return false;
     },
 
     /** Remembers the `state` sent with the end-session request, to match the provider's return once. */

@@ -5,14 +5,29 @@ import { apisByOrigin, type ApiOptions } from '../protocol/apis';
 import { withoutOversizedChallenge } from '../protocol/challenge';
 import { AuthError, toAuthError } from '../protocol/errors';
 import { boundedFetch, insecure, type Network, type RequestLimits } from '../protocol/http';
-import { withNonce, type TokenSet } from '../protocol/steps';
+import { withNonce, type Proof } from '../protocol/steps';
 import { unionScope } from '../protocol/scope';
-import type { Vault } from '../session/tokens';
+
+/** Where auth.fetch gets its tokens: the session engine, through the page's connection (host/client.ts). */
+export interface TokenSource {
+  /** The token for a request to `origin`, an API's own for an origin of `apis`, with the proof to send it with. */
+  token(origin: string): Promise<{ accessToken: string; api: boolean; dpop: Proof }>;
+  /** `refused` was refused (RFC 6750 §3.1 invalid_token): renewed once for every page; true when there is a new one. */
+  renew(refused: string): Promise<boolean>;
+  /** An API refused its own token: the next request gets another. */
+  forget(origin: string, accessToken: string): void;
+  /** A freshly renewed `refused` was refused too: the session ends. */
+  end(refused: string): void;
+  /** The last renewal could not reach the provider. */
+  offline(): boolean;
+  /** Aborted when the session ends: its requests die with it. */
+  signal(): AbortSignal;
+}
 
 export interface AuthFetchParts {
   network: Network;
-  /** The session's tokens, the APIs' tokens and the DPoP key. */
-  vault: Vault;
+  /** The session's tokens, the APIs' tokens and the DPoP proof. */
+  tokens: TokenSource;
   /** Origins that may receive the token, as bare origins (`https://api.example.com/` is `https://api.example.com`). */
   allowed: Set<string>;
   /** APIs with tokens of their own, keyed by origin in any URL form: each may ask a step-up for its scope and `stepUpScopes`. */
@@ -26,7 +41,6 @@ export interface AuthFetchParts {
   timeoutMs: number;
   /** Cap on a response's size; none by default (the body streams). */
   maxBytes?: number;
-  now(): number;
 }
 
 /**
@@ -71,23 +85,6 @@ function boundStepUp(error: AuthError, allowed: string[], resource?: string): Au
 }
 
 /**
- * The session's tokens for a request. Expired (timers stall while a laptop sleeps or a page is frozen),
- * they are renewed first; offline, only by a renewal already under way, as the backoff and the page's
- * events make them (vault.ts). Still expired: `unreachable`, and the session stays.
- */
-async function tokensFor(vault: Vault, now: () => number): Promise<TokenSet> {
-  const expired = () => {
-    const at = vault.tokens()?.expiresAt;
-    return at !== undefined && now() >= at;
-  };
-  if (expired()) await (vault.offline() ? vault.renewing() : vault.renew());
-  if (expired()) throw new AuthError('unreachable');
-  const current = vault.tokens();
-  if (!current) throw new AuthError('unauthenticated');
-  return current;
-}
-
-/**
  * The caller's request with our defaults where the caller set nothing: no cookies, no referrer, no
  * cache (a response to a token is private). Every member the caller did set is kept.
  */
@@ -108,7 +105,7 @@ function withDefaults(input: RequestInfo | URL, url: URL, init: RequestInit = {}
  * an `insufficient_scope` for more than its origin may ask as `scope_not_allowed`.
  */
 export function createAuthFetch(parts: AuthFetchParts): typeof fetch {
-  const { network, vault, allowed, base, timeoutMs, maxBytes, now } = parts;
+  const { network, tokens, allowed, base, timeoutMs, maxBytes } = parts;
   const apis = apisByOrigin(parts.apis);
   const signInAllowed = unionScope(parts.scope, parts.stepUpScopes).split(' ');
   return async (input, init) => {
@@ -117,13 +114,10 @@ export function createAuthFetch(parts: AuthFetchParts): typeof fetch {
     // A caller's stream is sent once, as it comes; any other body is copied per attempt for a replay.
     const stream = init?.body instanceof ReadableStream;
     const template = stream ? () => request : () => request.clone();
-    const signal = AbortSignal.any([request.signal, vault.signal()]);
+    const signal = AbortSignal.any([request.signal, tokens.signal()]);
     for (let attempt = 0; ; attempt++) {
-      const current = await tokensFor(vault, now);
       // Keyed by the origin the allow-list passed: an API's token cannot be sent anywhere else.
-      const apiToken = await vault.apiToken(url.origin);
-      const token = apiToken ?? current.accessToken;
-      const dpop = vault.dpop();
+      const { accessToken: token, api: apiOwn, dpop } = await tokens.token(url.origin);
       const send = () =>
         oauth.protectedResourceRequest(token, request.method, url, request.headers, null, {
           ...resourceRequestOptions(network, url, { timeoutMs, maxBytes, signal }, template),
@@ -141,24 +135,23 @@ export function createAuthFetch(parts: AuthFetchParts): typeof fetch {
           throw boundStepUp(challenge, api ? unionScope(api.scope, api.stepUpScopes).split(' ') : signInAllowed, api?.resource);
         // Anything but a refused token (RFC 6750 §3.1 invalid_token) is the caller's to handle: scope, step-up.
         if (challenge.code !== 'session_expired') throw challenge;
-        if (apiToken !== undefined) {
+        if (apiOwn) {
           // The API refused its own token: the next attempt gets a new one. Twice is the API's doing, not the session's.
-          vault.forgetApiToken(url.origin, apiToken);
+          tokens.forget(url.origin, token);
           if (attempt > 0) throw new AuthError('http_error', { oauthError: 'invalid_token', status: err.status }, err);
           if (stream) return err.response;
           continue;
         }
         // Replay once: with the token another request already renewed, or after one shared renewal.
         // A stream cannot be sent again: its caller gets the 401, and the next request the new token.
-        const renewed = () => vault.tokens()?.accessToken !== current.accessToken;
-        if (attempt === 0 && (renewed() || (await vault.renew()))) {
+        if (attempt === 0 && (await tokens.renew(token))) {
           if (stream) return err.response;
           continue;
         }
-        // The provider could not be reached to renew: the session stays (vault.ts), and the caller learns why.
-        if (vault.offline()) throw new AuthError('unreachable', {}, err);
-        // Refused even when fresh: this tab's session ends (another tab's, with the same tokens, goes on).
-        if (!renewed()) vault.end();
+        // The provider could not be reached to renew: the session stays (tokens.ts), and the caller learns why.
+        if (tokens.offline()) throw new AuthError('unreachable', {}, err);
+        // Refused even when fresh: the session ends, unless another request has renewed it meanwhile.
+        tokens.end(token);
         throw new AuthError('session_expired', {}, err);
       }
     }

@@ -1,19 +1,13 @@
 // Discovery (OpenID Connect Discovery 1.0 §4, RFC 8414 §3): the provider's metadata, read from
 // `{issuer}/.well-known/openid-configuration` through the module's one bounded, timed fetch (http.ts),
-// its `issuer` compared exactly and its endpoints' schemes checked. Loaded only for an instance without
-// endpoints, behind the module's lazy seam (later.ts).
-//
-// Kept in the browser's storage (localStorage) for an hour under the app's names: the metadata is
-// public, every tab and page load of the app reads it there without a request and without waiting for
-// another tab to answer (the relay loads after the first paint), and a read is checked as a fresh
-// answer is, since every script of the origin may write there.
+// its `issuer` compared exactly and its endpoints' schemes checked. Read by the session engine for an
+// instance without endpoints, and kept in its memory only: a copy in the origin's storage could be
+// rewritten by any script of the origin, and every page would then send the person's authorization
+// request and code verifier wherever it says.
 import * as oauth from 'oauth4webapi';
 import { AuthError, toAuthError } from './errors';
 import { insecure, requestOptions, type Network } from './http';
 import { MAX_PROTOCOL_BYTES } from './steps';
-
-/** How long the metadata read by one page is taken by the next ones without asking again. */
-export const METADATA_TTL_MS = 60 * 60 * 1000;
 
 /** The endpoints a sign-in needs; the others (end session, revocation) are optional. */
 const REQUIRED = ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint'];
@@ -22,11 +16,6 @@ const OPTIONAL = ['end_session_endpoint', 'revocation_endpoint'];
 export interface DiscoveryParts {
   network: Network;
   timeoutMs: number;
-  /** Where the metadata is shared with the app's other pages: localStorage in a browser. */
-  store: Storage;
-  /** The storage key, one of the app's names (storage.ts). */
-  key: string;
-  now: number;
 }
 
 /** An endpoint this client calls: https, or plain http on a loopback host, as every request of the module. */
@@ -39,17 +28,6 @@ function refusal(issuer: string, doc: Record<string, unknown>): string | undefin
   if (REQUIRED.some((name) => doc[name] === undefined)) return 'missing_endpoint';
   if ([...REQUIRED, ...OPTIONAL].some((name) => doc[name] !== undefined && !secure(doc[name]))) return 'insecure_endpoint';
   return undefined;
-}
-
-/** The stored metadata when it is recent and still passes every check; anything else is read again. */
-function stored(issuer: string, { store, key, now }: DiscoveryParts): oauth.AuthorizationServer | undefined {
-  try {
-    const { at, doc } = JSON.parse(store.getItem(key) ?? 'null') ?? {};
-    const recent = typeof at === 'number' && now - at >= 0 && now - at < METADATA_TTL_MS;
-    return recent && typeof doc === 'object' && doc !== null && !refusal(issuer, doc) ? doc : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -73,12 +51,10 @@ async function readDocument(issuer: URL, { network, timeoutMs }: DiscoveryParts)
 }
 
 /**
- * The provider's metadata for `issuer`: the stored copy, or read once from its discovery document.
+ * The provider's metadata for `issuer`, read from its discovery document.
  * Any failure is AuthError `discovery_failed` with its `reason` and the host.
  */
 export async function discover(issuer: string, parts: DiscoveryParts): Promise<oauth.AuthorizationServer> {
-  const known = stored(issuer, parts);
-  if (known) return known;
   const url = new URL(issuer);
   let doc: Record<string, unknown>;
   try {
@@ -90,7 +66,6 @@ export async function discover(issuer: string, parts: DiscoveryParts): Promise<o
   }
   const reason = refusal(issuer, doc);
   if (reason) throw new AuthError('discovery_failed', { host: url.host, reason });
-  parts.store.setItem(parts.key, JSON.stringify({ at: parts.now, doc }));
   return doc as oauth.AuthorizationServer;
 }
 

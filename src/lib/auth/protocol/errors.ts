@@ -35,6 +35,8 @@ export type AuthErrorCode =
   | 'insufficient_user_authentication'
   /** A step-up sign-in came back with less than it asked (OIDC Core §3.1.2.1): the field that fell short is set. */
   | 'step_up_failed'
+  /** A step-up came back signed in as another person: the session stays the one it was, with nothing added. */
+  | 'account_changed'
   /** A token for this API needs the person at the identity service (no refresh token): `scope` is what to ask. */
   | 'interaction_required'
   /** auth.fetch refused to send the token to a URL outside the allow-list. */

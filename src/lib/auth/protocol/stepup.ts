@@ -6,7 +6,7 @@ import * as oauth from 'oauth4webapi';
 import { AuthError } from './errors';
 import type { Claims, PendingSignIn, Proof, Server, TokenSet } from './steps';
 import { maxAge, tokenList, unionScope, type StepUp, type StepUpOptions } from './scope';
-import { completeSignIn, type CallbackResponse } from '../page/signin';
+import { completeSignIn, type CallbackResponse } from './callback';
 
 /**
  * The step-up for an authorization request: the session's scope plus `scope`, which is recorded for the

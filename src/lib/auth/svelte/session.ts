@@ -143,3 +143,16 @@ export function createSession<C extends Claims>(
 }
 
 export type Session<C extends Claims> = ReturnType<typeof createSession<C>>;
+
+/** The session once it is neither loading nor redirecting: at once when it is settled already. */
+export function settledOf<C extends Claims>(session: ReactiveStore<SessionState<C>>): Promise<SessionState<C>> {
+  return new Promise((resolve) => {
+    const stop = session.subscribe((s) => {
+      if (s.status != 'loading' && s.status != 'redirecting') {
+        resolve(s);
+        // Later: `stop` exists once subscribe() returns, and it runs this at once when already settled.
+        queueMicrotask(() => stop());
+      }
+    });
+  });
+}

@@ -1,0 +1,132 @@
+// The page's connection to the session engine: the app's shared worker where it starts, else an engine
+// in this page (in-page.ts). The page holds a Web Lock of its own while it lives (the worker waits on
+// it to know the page is gone), then joins; every command is answered or times out, so no view waits
+// for ever on a worker that died.
+import type { BrowserPort, WorkerLike } from '../browser/port';
+import type { AppNames } from '../browser/storage';
+import type { AuthOptions } from '../options';
+import { AuthError } from '../protocol/errors';
+import type { Network } from '../protocol/http';
+import type { Claims } from '../protocol/steps';
+import type { Answer, Body, CommandType, Reply } from './messages';
+import { workerName } from './worker-host';
+
+/** The page's end of the engine: numbered commands, answered in turn; notices go to `notice`. */
+export interface Connection<C extends Claims> {
+  request<K extends CommandType>(type: K, body: Body<K>): Promise<Answer<C, K>>;
+  /** Which host answers: the shared worker, or an engine in this page. */
+  host: 'worker' | 'in-page';
+  /** Leaves the engine: the page's lock is released, and an in-page engine stops. */
+  close(): void;
+}
+
+export interface ConnectParts<C extends Claims> {
+  options: AuthOptions;
+  names: AppNames;
+  browser: BrowserPort;
+  network: Network;
+  /** How long one command may take: its requests to the identity service, a few in a row, each bounded. */
+  timeoutMs: number;
+  notice(reply: Extract<Reply<C>, { notice: string }>): void;
+  /** The in-page host's module, loaded only where no shared worker starts. */
+  inPage(): Promise<typeof import('./in-page')>;
+}
+
+/** How many requests in a row a command may make (discovery, the code, userinfo) before it is late. */
+const REQUESTS_PER_COMMAND = 4;
+
+/** A port's numbered requests and their answers; a command unanswered in `timeoutMs` is `timeout`. */
+function portConnection<C extends Claims>(port: MessagePort, timeoutMs: number, notice: ConnectParts<C>['notice']) {
+  let next = 0;
+  const waiting = new Map<number, (reply: Reply<C>) => void>();
+  port.addEventListener('message', ({ data }: MessageEvent) => {
+    const reply = data as Reply<C>;
+    if ('notice' in reply) return notice(reply);
+    waiting.get(reply.id)?.(reply);
+  });
+  port.start();
+  return {
+    request<K extends CommandType>(type: K, body: Body<K>): Promise<Answer<C, K>> {
+      const id = next++;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => settle({ id, error: { code: 'timeout' } }), timeoutMs);
+        function settle(reply: Reply<C>) {
+          clearTimeout(timer);
+          waiting.delete(id);
+          if ('error' in reply) reject(new AuthError(reply.error.code, reply.error));
+          else resolve((reply as { answer: Answer<C, K> }).answer);
+        }
+        waiting.set(id, settle);
+        port.postMessage({ id, type, body });
+      });
+    },
+    fail(error: AuthError) {
+      for (const settle of [...waiting.values()]) settle({ id: -1, error: error.toJSON() });
+    },
+  };
+}
+
+/** Holds a lock named for this page until release(): the browser releases it when the page is gone. */
+function holdPageLock(browser: BrowserPort, name: string): Promise<() => void> {
+  let release = () => {};
+  const { locks } = browser;
+  if (!locks) return Promise.resolve(release);
+  return new Promise((granted) => {
+    void locks.request(name, () => {
+      granted(() => release());
+      return new Promise<void>((resolve) => (release = resolve));
+    });
+  });
+}
+
+/** The shared worker, or undefined when it cannot start (no SharedWorker, a CSP refusing it, an error). */
+function openWorker(browser: BrowserPort, name: string): WorkerLike | undefined {
+  try {
+    return browser.sharedWorker(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Connects this page to the app's engine and joins it; where the worker cannot start, or reports an
+ * error before it answers, the engine starts in this page instead.
+ */
+export async function connect<C extends Claims>(parts: ConnectParts<C>) {
+  const { options, names, browser, notice } = parts;
+  const timeoutMs = parts.timeoutMs * REQUESTS_PER_COMMAND;
+  const page = crypto.randomUUID();
+  const release = await holdPageLock(browser, names.lock + page);
+  const worker = openWorker(browser, workerName(options));
+  if (worker) {
+    const connection = portConnection<C>(worker.port, timeoutMs, notice);
+    // The worker's script could not load or run (a CSP, a network error): nothing it would answer is coming.
+    let started = true;
+    worker.addEventListener('error', () => {
+      started = false;
+      connection.fail(new AuthError('unreachable'));
+    });
+    const joined = await connection.request('join', { page }).catch((err: unknown) => {
+      if (started) throw err;
+    });
+    if (joined) {
+      const close = () => {
+        release();
+        worker.port.close();
+      };
+      return { connection: { request: connection.request, host: 'worker' as const, close }, joined };
+    }
+    worker.port.close();
+  }
+  const { startInPage } = await parts.inPage();
+  const host = startInPage({ options, names, network: parts.network, now: browser.now, channel: browser.channel(names.channel) });
+  const connection = portConnection<C>(host.port, timeoutMs, notice);
+  const joined = await connection.request('join', { page });
+  const close = () => {
+    release();
+    host.close();
+  };
+  return { connection: { request: connection.request, host: 'in-page' as const, close }, joined };
+}
+
+export type Connected<C extends Claims> = Awaited<ReturnType<typeof connect<C>>>;
