@@ -38,7 +38,7 @@ const securityHeadersPlugin: Plugin = {
 const svelteRuntime = /[\\/]node_modules[\\/]svelte[\\/]src[\\/](?!internal[\\/]flags[\\/])/;
 
 /** The auth module's one lazy seam (core.ts imports it): everything it needs after the first paint. */
-const afterFirstPaint = /[\\/]src[\\/]lib[\\/]auth[\\/]tabs[\\/]later\.ts$/;
+const afterFirstPaint = /[\\/]src[\\/]lib[\\/]auth[\\/]host[\\/]client\.ts$/;
 
 /**
  * Everything index.html loads statically (what a callback must download) as one chunk: split into
@@ -79,7 +79,7 @@ function signInPathChunk(): Plugin {
       advancedChunks: {
         groups: [
           { name: 'app', test: (id: string) => eager.has(id) && !svelteRuntime.test(id) },
-          { name: 'later', test: (id: string) => later.has(id) },
+          { name: 'client', test: (id: string) => later.has(id) },
         ],
       },
     }),

@@ -47,8 +47,12 @@ export interface WorkerLike {
  */
 function openSharedWorker(name: string): WorkerLike | undefined {
   if (typeof SharedWorker !== 'function') return undefined;
-  const options = { type: 'module', name, extendedLifetime: true } as WorkerOptions;
-  return new SharedWorker(new URL('../host/worker.ts', import.meta.url), options);
+  // Written out here: a bundler builds the worker's script from this call, and must see `type` as it is.
+  return new SharedWorker(new URL('../host/worker.ts', import.meta.url), {
+    type: 'module',
+    name,
+    extendedLifetime: true,
+  } as WorkerOptions);
 }
 
 /** The real browser; call it only in a browser (createAuth calls it from start()). */

@@ -3,7 +3,8 @@
 import * as oauth from 'oauth4webapi';
 import { apisByOrigin, type ApiOptions } from '../protocol/apis';
 import { withoutOversizedChallenge } from '../protocol/challenge';
-import { AuthError, toAuthError } from '../protocol/errors';
+import { AuthError } from '../protocol/errors';
+import { toAuthError } from '../protocol/failures';
 import { boundedFetch, insecure, type Network, type RequestLimits } from '../protocol/http';
 import { withNonce, type Proof } from '../protocol/steps';
 import { unionScope } from '../protocol/scope';

@@ -7,7 +7,7 @@ import type { BrowserPort } from '../browser/port';
 import type { AppStorage } from '../browser/storage';
 import type { PageClient } from '../host/client';
 import { checkShape, safeReturnTo, takeCallbackResponse, takeSignOutReturn, type CallbackResponse } from '../protocol/callback';
-import { AuthError, toAuthErrorOrShow } from '../protocol/errors';
+import { authErrorOrShow, type AuthError } from '../protocol/errors';
 import type { SignInHints } from '../protocol/hints';
 import type { StepUpOptions } from '../protocol/scope';
 import type { Claims } from '../protocol/steps';
@@ -60,7 +60,7 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
   const fail = (err: AuthError, returnTo?: string) => state.failed(err, returnTo, storage().readHint() === 'had-session');
   const failWith = (err: unknown, returnTo?: string) =>
     fail(
-      toAuthErrorOrShow(err, (bug) => fail(bug, returnTo)),
+      authErrorOrShow(err, (bug) => fail(bug, returnTo)),
       returnTo,
     );
 
@@ -115,7 +115,7 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
       const { returnTo } = await client.request('complete', { response: callback.params.toString(), pending });
       return { returnTo };
     } catch (e) {
-      const err = toAuthErrorOrShow(e, (bug) => fail(bug, pending?.returnTo));
+      const err = authErrorOrShow(e, (bug) => fail(bug, pending?.returnTo));
       if (!pending?.silent || !QUIET.includes(err.code)) {
         fail(err, pending?.returnTo);
         return {};

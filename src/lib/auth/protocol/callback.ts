@@ -1,11 +1,9 @@
 // The authorization response at the redirect URI, stateless: taken out of the page's URL (and out of
 // history) whether or not it answers a sign-in of ours, its shape checked, and the code exchanged with
-// the claims read (RFC 6749 §4.1, RFC 7636, RFC 9700 §2.1.2, §4.7); the provider's sign-out coming
-// back; and the app's own place to return to, checked.
-import type * as oauth from 'oauth4webapi';
+// the claims read (steps.ts completeSignIn); the provider's sign-out coming back; and the app's own
+// place to return to, checked. On the sign-in path: nothing here loads oauth4webapi.
 import type { BrowserPort } from '../browser/port';
 import { AuthError } from './errors';
-import { exchangeCode, fetchUserInfo, type Claims, type PendingSignIn, type Proof, type Server, type TokenSet } from './steps';
 
 /** The authorization response taken from the URL. */
 export interface CallbackResponse {
@@ -109,17 +107,4 @@ export function checkShape({ params, inFragment }: CallbackResponse): void {
   if (inFragment || oversized) throw new AuthError('invalid_response');
 }
 
-/** Validates the response, exchanges the code (its answer passed to `check`) and reads the claims with the new access token. */
-export async function completeSignIn<C extends Claims>(
-  server: Server,
-  dpop: Proof,
-  { params }: CallbackResponse,
-  pending: PendingSignIn,
-  now: number,
-  signal: AbortSignal,
-  check?: (response: oauth.TokenEndpointResponse) => void,
-): Promise<{ tokens: TokenSet; user: C }> {
-  const tokens = await exchangeCode(server, dpop, params, pending, now, check);
-  return { tokens, user: await fetchUserInfo<C>(server, dpop, tokens, signal) };
-}
 

@@ -5,7 +5,8 @@
 // rewritten by any script of the origin, and every page would then send the person's authorization
 // request and code verifier wherever it says.
 import * as oauth from 'oauth4webapi';
-import { AuthError, toAuthError } from './errors';
+import { AuthError } from './errors';
+import { toAuthError } from './failures';
 import { insecure, requestOptions, type Network } from './http';
 import { MAX_PROTOCOL_BYTES } from './steps';
 

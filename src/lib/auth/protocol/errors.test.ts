@@ -1,7 +1,8 @@
 // The one place where failures become AuthErrors: known ones mapped with their cause kept, bugs thrown on.
 import { describe, expect, it, vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
-import { AuthError, bounded, publicError, stepUpFor, toAuthError, toAuthErrorOrShow } from './errors';
+import { AuthError, bounded, publicError, stepUpFor } from './errors';
+import { toAuthError, toAuthErrorOrShow } from './failures';
 
 it('keeps an AuthError as it is', () => {
   const err = new AuthError('timeout', { host: 'h' });

@@ -2,8 +2,10 @@
 // tokens are returned to the caller, which keeps them in memory. Failures are thrown as oauth4webapi
 // raised them; the caller converts them (errors.ts) in one place.
 import * as oauth from 'oauth4webapi';
-import { AuthError, toAuthError } from './errors';
+import { AuthError } from './errors';
+import { toAuthError } from './failures';
 import { requestOptions, type Network } from './http';
+import type { CallbackResponse } from './callback';
 import type { StepUp } from './scope';
 
 /**
@@ -262,4 +264,18 @@ export async function fetchUserInfo<C extends Claims>(
   return read.catch((err: unknown) => {
     throw err instanceof oauth.WWWAuthenticateChallengeError ? toAuthError(err, dpop ? 'dpop' : 'bearer') : err;
   });
+}
+
+/** Validates the response, exchanges the code (its answer passed to `check`) and reads the claims with the new access token. */
+export async function completeSignIn<C extends Claims>(
+  server: Server,
+  dpop: Proof,
+  { params }: Pick<CallbackResponse, 'params'>,
+  pending: PendingSignIn,
+  now: number,
+  signal: AbortSignal,
+  check?: (response: oauth.TokenEndpointResponse) => void,
+): Promise<{ tokens: TokenSet; user: C }> {
+  const tokens = await exchangeCode(server, dpop, params, pending, now, check);
+  return { tokens, user: await fetchUserInfo<C>(server, dpop, tokens, signal) };
 }

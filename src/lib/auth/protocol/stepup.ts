@@ -6,7 +6,8 @@ import * as oauth from 'oauth4webapi';
 import { AuthError } from './errors';
 import type { Claims, PendingSignIn, Proof, Server, TokenSet } from './steps';
 import { maxAge, tokenList, unionScope, type StepUp, type StepUpOptions } from './scope';
-import { completeSignIn, type CallbackResponse } from './callback';
+import type { CallbackResponse } from './callback';
+import { completeSignIn } from './steps';
 
 /**
  * The step-up for an authorization request: the session's scope plus `scope`, which is recorded for the

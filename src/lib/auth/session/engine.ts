@@ -8,14 +8,15 @@ import { parseRequest, type Answer, type Body, type CommandType } from '../host/
 import type { SharedSession, Transition, WireError } from '../host/messages';
 import { discovers, serverOf, type AuthOptions } from '../options';
 import { authorizationRequest } from '../protocol/authorize';
-import { checkShape, completeSignIn } from '../protocol/callback';
+import { checkShape } from '../protocol/callback';
 import { discoverServer } from '../protocol/discovery';
 import { createKeys } from '../protocol/dpop';
-import { AuthError, toAuthError } from '../protocol/errors';
+import { AuthError } from '../protocol/errors';
+import { toAuthError } from '../protocol/failures';
 import type { Network } from '../protocol/http';
 import { endSessionRequest, revokeAll } from '../protocol/signout';
 import { completeStepUp, stepUpRequest } from '../protocol/stepup';
-import { refreshTokens, type Claims } from '../protocol/steps';
+import { completeSignIn, refreshTokens, type Claims } from '../protocol/steps';
 import { createIdleDeadline, type IdleState } from './idle';
 import { createVault, type Held } from './tokens';
 

@@ -1,7 +1,7 @@
 // What a refresh-token grant's outcome means for the session, decided in one place for this tab's grants
 // and those of the tab that renews for it (tabs.ts): whether its tokens renew the session's, and what
 // its failure means.
-import { toAuthError } from '../protocol/errors';
+import { toAuthError } from '../protocol/failures';
 import type { TokenSet } from '../protocol/steps';
 
 /** What a failed grant means for the session. */

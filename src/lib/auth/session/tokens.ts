@@ -5,7 +5,8 @@
 // §6.3): nothing outside the auth module ever sees it.
 import { DPoP, type Client } from 'oauth4webapi';
 import { apiParams, apisByOrigin, type ApiOptions } from '../protocol/apis';
-import { AuthError, toAuthError } from '../protocol/errors';
+import { AuthError } from '../protocol/errors';
+import { toAuthError } from '../protocol/failures';
 import { classify, isRenewal } from './outcome';
 import type { Grant, Held } from './held';
 import type { Proof, ResourceParams, TokenSet } from '../protocol/steps';

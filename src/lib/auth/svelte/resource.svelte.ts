@@ -2,7 +2,7 @@
 // `status`, loaded while someone subscribes and the session is signed in, following a function URL.
 import { untrack } from 'svelte';
 import type { Readable } from 'svelte/store';
-import { AuthError, bounded, publicError, toAuthError } from '../protocol/errors';
+import { AuthError, bounded, publicError } from '../protocol/errors';
 import type { Claims } from '../protocol/steps';
 import { reactiveStore, type ReactiveStore, type SessionState } from './session';
 
@@ -47,13 +47,14 @@ async function errorText(response: Response): Promise<string> {
   return bounded(text, MAX_ERROR_TEXT);
 }
 
-/** Whatever failed, the resource shows an AuthError: a throwing `read` or any other error is an invalid response. */
+/**
+ * Whatever failed, the resource shows an AuthError: auth.fetch rejects with one already, an abort is
+ * `aborted`, and a throwing `read` or any other error is an invalid response.
+ */
 function asAuthError(err: unknown): AuthError {
-  try {
-    return toAuthError(err);
-  } catch {
-    return new AuthError('invalid_response', {}, err);
-  }
+  if (err instanceof AuthError) return err;
+  if (err instanceof DOMException && err.name === 'AbortError') return new AuthError('aborted', {}, err);
+  return new AuthError('invalid_response', {}, err);
 }
 
 const IDLE = { status: 'idle', data: null, error: null } as const;
