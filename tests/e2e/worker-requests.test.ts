@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { IncomingMessage } from 'node:http';
 import type { Browser } from 'playwright-core';
-import { collectConsole, launchBrowser, recordRequests } from '../support/browser';
+import { collectConsole, collectCspViolations, launchBrowser, recordRequests } from '../support/browser';
 import { serveOnLoopback } from '../support/static-server';
 
 /** The page starts a module shared worker for its `?tag=`, and shows what the worker answers. */
@@ -22,6 +22,7 @@ const answer = fetch('/connect/token?tag=' + tag, {
 }).then((r) => r.text());
 answer.then((text) => console.log('worker got', text));
 fetch('http://127.0.0.1:1/unsafe-port').catch(() => undefined);
+fetch('http://127.0.0.1:' + location.port + '/not-in-connect-src').catch(() => undefined);
 onconnect = (e) => answer.then((text) => e.ports[0].postMessage(text));`;
 
 const readBody = (req: IncomingMessage) =>
@@ -46,7 +47,13 @@ describe('shared workers in the recorders', () => {
       if (url.pathname === '/') {
         res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(PAGE);
       } else if (url.pathname === '/worker.js') {
-        res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8' }).end(WORKER);
+        // A worker's CSP comes with its script.
+        res
+          .writeHead(200, {
+            'Content-Type': 'text/javascript; charset=utf-8',
+            'Content-Security-Policy': "connect-src 'self' http://127.0.0.1:1",
+          })
+          .end(WORKER);
       } else if (url.pathname === '/connect/token' && req.method === 'POST') {
         const sent = new URLSearchParams(await readBody(req));
         res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ access_token: 'at-' + sent.get('tag') }));
@@ -63,17 +70,18 @@ describe('shared workers in the recorders', () => {
       onTestFinished(() => context.close());
       const log = recordRequests(context, { bodies: /\/connect\/token/ });
       const messages = collectConsole(context);
+      const csp = await collectCspViolations(context);
       const page = await context.newPage();
       await page.goto(`${server.url}?tag=${tag}`);
-      sessions.push({ tag, page, log, messages });
+      sessions.push({ tag, page, log, messages, csp });
     }
 
-    for (const { tag, page, log, messages } of sessions) {
+    for (const { tag, page, log, messages, csp } of sessions) {
       await expect
         .poll(() => page.locator('body').getAttribute('data-answer'))
         .toBe(JSON.stringify({ access_token: 'at-' + tag }));
       await expect.poll(() => log.matching('/unsafe-port').some((e) => e.failure)).toBe(true);
-      const t = Date.now(); await log.settle(); console.log("settle ms", Date.now() - t);
+      await log.settle();
       const tokens = log.matching('/connect/token');
       expect(tokens, 'one request, from this context only').toHaveLength(1);
       const [token] = tokens;
@@ -96,8 +104,11 @@ describe('shared workers in the recorders', () => {
       expect(more).toEqual([]);
       expect(refused).toMatchObject({ method: 'GET', failure: 'net::ERR_UNSAFE_PORT' });
       expect(refused.status).toBeUndefined();
-      // The worker's script itself is the page's request, reported by Playwright: once.
-      expect(log.matching('/worker.js')).toHaveLength(1);
+      // The worker's script is the page's request, reported by Playwright (once) without its response:
+      // the watch gives it, which also ends settle()'s wait for its headers.
+      expect(log.matching('/worker.js')).toEqual([
+        expect.objectContaining({ method: 'GET', resourceType: 'script', status: 200 }),
+      ]);
       await expect
         .poll(() => messages.filter((m) => m.text.startsWith('worker got')))
         .toEqual([
@@ -107,6 +118,13 @@ describe('shared workers in the recorders', () => {
             url: `${server.url}worker.js?tag=${tag}`,
           },
         ]);
+      // A worker's CSP violation is Chromium's console report in the worker (no init script runs there).
+      await expect
+        .poll(
+          () =>
+            csp.filter((v) => v.text.includes('/not-in-connect-src') && v.page === `${server.url}worker.js?tag=${tag}`).length,
+        )
+        .toBeGreaterThan(0);
     }
   });
 });

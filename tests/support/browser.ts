@@ -42,15 +42,34 @@ export async function launchBrowser(): Promise<Browser> {
 
 /** A shared worker the watch is attached to. */
 interface WorkerTarget {
+  /** Its target id, which is also the DevTools request id of its script. */
+  id: string;
   url: string;
   send(method: string, params?: object): Promise<unknown>;
 }
 
-/** What recordRequests and collectConsole give the watch for a context: every DevTools event of its shared workers. */
+/**
+ * What the recorders give the watch for a context: every DevTools event of its shared workers, and
+ * `Worker.scriptResponse` (not a DevTools event) with the url, status or failure of a worker's script.
+ */
 interface WorkerListener {
   /** Response bodies to read in the worker (Fetch domain, before the worker gets them), handed over in `Fetch.requestPaused`'s `body`. */
   bodies?: RegExp;
   event(method: string, params: Record<string, unknown>, worker: WorkerTarget): void;
+}
+
+interface WorkerSession {
+  worker: WorkerTarget;
+  context: WatchedContext;
+}
+
+/** The part of Fetch.requestPaused the watch reads. */
+interface FetchPaused {
+  requestId: string;
+  networkId?: string;
+  request: { url: string };
+  responseStatusCode?: number;
+  responseErrorReason?: string;
 }
 
 interface WatchedContext {
@@ -92,7 +111,9 @@ class SharedWorkerWatch {
   /** Each shared worker's attachment, once, by target id. */
   private workers = new Map<string, Promise<void>>();
   /** Our sessions with the workers, by session id. */
-  private sessions = new Map<string, { worker: WorkerTarget; context: WatchedContext }>();
+  private sessions = new Map<string, WorkerSession>();
+  /** The same, by the worker's target id. */
+  private byTarget = new Map<string, WorkerSession>();
 
   private constructor(browser: Browser) {
     this.ready = this.start(browser);
@@ -112,23 +133,49 @@ class SharedWorkerWatch {
     cdp.on('Target.targetCreated', ({ targetInfo }) => {
       if (targetInfo.type === 'shared_worker') void this.attach(targetInfo);
     });
-    cdp.on('Target.targetDestroyed', ({ targetId }) => this.workers.delete(targetId));
+    cdp.on('Target.targetDestroyed', ({ targetId }) => {
+      this.workers.delete(targetId);
+      this.byTarget.delete(targetId);
+    });
     cdp.on('Target.detachedFromTarget', ({ sessionId }) => sessionId && this.forget(sessionId));
-    cdp.on('Fetch.requestPaused', ({ requestId, networkId }) => void this.holdScript(requestId, networkId));
+    cdp.on('Fetch.requestPaused', (paused) => void this.holdScript(paused));
     cdp.on('Target.receivedMessageFromTarget', ({ sessionId, message }) => this.receive(sessionId, message));
     await cdp.send('Target.setDiscoverTargets', { discover: true, filter: [{ type: 'shared_worker' }] });
     await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Other', requestStage: 'Request' }] });
   }
 
-  /** A paused request of type Other: a shared worker's script waits until the worker is attached. */
-  private async holdScript(requestId: string, networkId?: string): Promise<void> {
+  /**
+   * A paused request of type Other. A shared worker's script waits until the worker is attached, and is
+   * paused again at its response, which is handed to the recorders as `Worker.scriptResponse`: Playwright
+   * reports the script as the page's request but never its response, and the worker's session often
+   * reports it without its status.
+   */
+  private async holdScript({
+    requestId,
+    networkId,
+    request,
+    responseStatusCode,
+    responseErrorReason,
+  }: FetchPaused): Promise<void> {
+    let interceptResponse = false;
     try {
-      if (networkId && /^[0-9A-F]{32}$/.test(networkId)) {
-        const info = await this.cdp?.send('Target.getTargetInfo', { targetId: networkId }).catch(() => undefined);
-        if (info?.targetInfo.type === 'shared_worker') await this.attach(info.targetInfo);
+      if (!networkId || !/^[0-9A-F]{32}$/.test(networkId)) return;
+      if (responseStatusCode !== undefined || responseErrorReason) {
+        const session = this.byTarget.get(networkId);
+        if (session)
+          this.dispatch(session, 'Worker.scriptResponse', {
+            url: request.url,
+            status: responseStatusCode,
+            failure: responseErrorReason,
+          });
+        return;
       }
+      const info = await this.cdp?.send('Target.getTargetInfo', { targetId: networkId }).catch(() => undefined);
+      if (info?.targetInfo.type !== 'shared_worker') return;
+      await this.attach(info.targetInfo);
+      interceptResponse = this.byTarget.has(networkId);
     } finally {
-      await this.cdp?.send('Fetch.continueRequest', { requestId }).catch(() => undefined);
+      await this.cdp?.send('Fetch.continueRequest', { requestId, interceptResponse }).catch(() => undefined);
     }
   }
 
@@ -142,8 +189,9 @@ class SharedWorkerWatch {
     const context = browserContextId ? await this.watchedContext(browserContextId) : undefined;
     if (!context || !this.cdp) return;
     const { sessionId } = await this.cdp.send('Target.attachToTarget', { targetId, flatten: false });
-    const worker: WorkerTarget = { url, send: (method, params) => this.post(sessionId, method, params).result };
+    const worker: WorkerTarget = { id: targetId, url, send: (method, params) => this.post(sessionId, method, params).result };
     this.sessions.set(sessionId, { worker, context });
+    this.byTarget.set(targetId, { worker, context });
     const domains: [string, object?][] = [
       ['Network.enable'],
       ['Runtime.enable'],
@@ -196,10 +244,7 @@ class SharedWorkerWatch {
   }
 
   /** A worker's response, paused: its body is read if a listener wants it, then it goes on unchanged. */
-  private async readBody(
-    { worker, context }: { worker: WorkerTarget; context: WatchedContext },
-    params: Record<string, unknown>,
-  ) {
+  private async readBody({ worker, context }: WorkerSession, params: Record<string, unknown>) {
     const { requestId, request, responseStatusCode } = params as {
       requestId: string;
       request: { url: string };
@@ -220,11 +265,7 @@ class SharedWorkerWatch {
     }
   }
 
-  private dispatch(
-    { worker, context }: { worker: WorkerTarget; context: WatchedContext },
-    method: string,
-    params: Record<string, unknown>,
-  ) {
+  private dispatch({ worker, context }: WorkerSession, method: string, params: Record<string, unknown>) {
     for (const listener of context.listeners) {
       try {
         listener.event(method, params, worker);
@@ -307,6 +348,8 @@ export function recordRequests(target: Page | BrowserContext, options: { bodies?
     const q = p.catch(() => undefined).finally(() => pending.delete(q));
     pending.add(q);
   };
+  /** Playwright's requests whose full headers are still awaited, and how to stop waiting. */
+  const unanswered = new Map<RecordedRequest, () => void>();
   // Requests with no page frame, from Playwright or from a worker's session: a request both report (should
   // Playwright ever report shared workers' requests) is recorded once, the second report joining the first.
   const frameless = new WeakMap<RecordedRequest, { fromWorker: boolean; joined: boolean }>();
@@ -348,8 +391,13 @@ export function recordRequests(target: Page | BrowserContext, options: { bodies?
       hasFrame(request) || request.serviceWorker() ? undefined : { fromWorker: false },
     );
     byRequest.set(request, entry);
-    // headers() can omit headers added by the network stack; allHeaders() has them all.
-    track(request.allHeaders().then((h) => void (entry.headers = h)));
+    // headers() can omit headers added by the network stack; allHeaders() has them all. Playwright
+    // reports a shared worker's script request but never its response, and its allHeaders() never
+    // settles: the watch reports that response (Worker.scriptResponse below), which ends the wait.
+    let answered!: () => void;
+    const headers = request.allHeaders().then((h) => void (entry.headers = h));
+    track(Promise.race([headers, new Promise<void>((r) => (answered = r))]).finally(() => unanswered.delete(entry)));
+    unanswered.set(entry, answered);
   });
   target.on('response', (response) => {
     const entry = byRequest.get(response.request());
@@ -371,12 +419,26 @@ export function recordRequests(target: Page | BrowserContext, options: { bodies?
     readBody(request);
   });
 
-  if ('newPage' in target && target.browser()) {
-    // Shared workers' requests, by DevTools request id (unique per renderer process).
+  const context = 'newPage' in target ? target : target.context();
+  const browser = context.browser();
+  if (browser) {
+    // Shared workers' requests (a context's log only), by DevTools request id (unique per renderer process).
     const byId = new Map<string, RecordedRequest>();
-    SharedWorkerWatch.of(target.browser()!).listen(target, {
-      bodies: options.bodies,
+    SharedWorkerWatch.of(browser).listen(context, {
+      bodies: context === target ? options.bodies : undefined,
       event(method, params) {
+        if (method === 'Worker.scriptResponse') {
+          // The worker's script, which Playwright reported as the page's request without its response.
+          const { url, status, failure } = params as { url: string; status?: number; failure?: string };
+          const script = [...unanswered.keys()].find((e) => e.url === url && e.status === undefined && !e.failure);
+          if (!script) return;
+          script.status = status;
+          if (failure) script.failure = failure;
+          script.responseTime = Date.now();
+          unanswered.get(script)?.();
+          return;
+        }
+        if (context !== target) return;
         const entry = byId.get(params.requestId as string) ?? byId.get(params.networkId as string);
         if (method === 'Network.requestWillBeSent') {
           const p = params as unknown as WillBeSent;
@@ -634,6 +696,19 @@ export async function collectCspViolations(context: BrowserContext): Promise<Csp
       );
     });
   }, CSP_MARK);
+  // Shared workers run no init script, and Playwright does not report their console: only Chromium's report.
+  const browser = context.browser();
+  if (browser) {
+    SharedWorkerWatch.of(browser).listen(context, {
+      event(method, params, worker) {
+        const messages: ConsoleEntry[] = [];
+        workerConsole(messages, method, params, worker);
+        for (const { text } of messages) {
+          if (/Content Security Policy/i.test(text)) violations.push({ source: 'console', text, page: worker.url });
+        }
+      },
+    });
+  }
   context.on('console', (msg) => {
     const text = msg.text();
     const page = msg.page()?.url() ?? msg.location().url;

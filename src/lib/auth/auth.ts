@@ -81,6 +81,8 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
   /** The page's client of the engine, connected once; after a failure (the alert's Try again), anew. */
   let client: Promise<PageClient> | undefined;
   let attached: PageClient | undefined;
+  // The module's two import()s: the page's client, and the engine in this page where no shared worker starts.
+  const inPage = () => import('./host/in-page');
   const connect = () =>
     (client ??= import('./host/client')
       .then((module) =>
@@ -93,7 +95,7 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
           state,
           events,
           showIdle: idle.set,
-          inPage: () => import('./host/in-page'),
+          inPage,
         }),
       )
       .then(
