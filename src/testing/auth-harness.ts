@@ -1,15 +1,18 @@
 // Test-only: fresh, isolated auth instances ("tabs") over the fake identity service, one world per test.
 // Each tab gets a browser port of its own: happy-dom's location, history and storage (shared by the
-// tabs of a test, like one browser), a fake broadcast channel, and spies where the page leaves. Its
-// requests go to the fake identity service as the instance's network: the global fetch is not touched.
+// tabs of a test, like one browser), a fake broadcast channel, the browser's shared workers (one session
+// engine per app, in this process, reached over fake ports), Web Locks, and spies where the page leaves.
+// Requests go to the fake identity service as the network: the global fetch is not touched.
 import { afterEach, beforeEach, vi } from 'vitest';
 import { authOptions, type AppConfig } from '../config';
 import type { Auth, SessionState, StartResult } from '../lib/auth';
 import { assembleAuth } from '../lib/auth/auth';
-import type { BrowserPort } from '../lib/auth/browser/port';
-// Loaded up front, as a browser has it cached: a tab joins the others within promise turns.
-import '../lib/auth/tabs/tabs';
-import { APP_URL, FakeBroadcastChannel, FakeIdp, FakeLocks, setPageUrl, testConfig } from './fake-idp';
+import type { BrowserPort, WorkerLike } from '../lib/auth/browser/port';
+import { serveWorker } from '../lib/auth/host/worker-host';
+// Loaded up front, as a browser has them cached: a tab joins the engine within promise turns.
+import '../lib/auth/host/client';
+import '../lib/auth/host/in-page';
+import { APP_URL, FakeBroadcastChannel, FakeIdp, FakeLocks, FakeMessageChannel, setPageUrl, testConfig } from './fake-idp';
 
 export interface Tab {
   auth: Auth;
@@ -27,6 +30,12 @@ export interface Harness {
   reloaded: boolean;
   /** The Web Locks the tabs of this test share, as the tabs of one browser do. */
   locks: FakeLocks;
+  /** Whether the browser has shared workers (true by default); false makes every tab run its engine in-page. */
+  sharedWorkers: boolean;
+  /** The browser's shared workers by name, each with its scope and engine: ended by endWorkers(). */
+  workers: Map<string, { scope: EventTarget; engine: ReturnType<typeof serveWorker> }>;
+  /** Ends every shared worker, as a browser without extended lifetime does once the last page is gone. */
+  endWorkers(): void;
   /** A browser port over happy-dom with a fake channel. */
   port(): BrowserPort;
   /** A new page load of the app (memory empty, storage shared with the other tabs of this test). */
@@ -51,13 +60,6 @@ export interface Harness {
 export const noSession = (status: 'loading' | 'signed-out') =>
   ({ status, user: null, expiresAt: null, error: null, known: false, offline: false }) as const;
 
-/** How many sign-ins tabs have announced to the others. */
-const sessionsAnnounced = () =>
-  FakeBroadcastChannel.posted.filter(({ data }) => {
-    const message = data as { type?: string; to?: string };
-    return message.type === 'offer' && message.to === undefined;
-  }).length;
-
 export function useAuthHarness(configOverrides: Record<string, unknown> = {}): Harness {
   let tabs: Tab[] = [];
   const h = {} as Harness;
@@ -72,16 +74,44 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
     h.config = testConfig(configOverrides);
     h.reloaded = false;
     h.locks = new FakeLocks();
+    h.sharedWorkers = true;
+    h.workers = new Map();
+    vi.stubGlobal('MessageChannel', FakeMessageChannel);
   });
 
   afterEach(() => {
     // Drop every tab's tokens, timers and listeners so nothing of this test acts during the next one.
     for (const tab of tabs) tab.auth.destroy();
     tabs = [];
+    h.endWorkers();
     FakeBroadcastChannel.reset();
     vi.useRealTimers();
     vi.unstubAllGlobals();
   });
+
+  h.endWorkers = () => {
+    for (const { engine } of h.workers.values()) engine.destroy();
+    h.workers.clear();
+  };
+
+  /** The shared worker `name`, started by the first page that asks for it, as a browser does. */
+  function sharedWorker(name: string): WorkerLike | undefined {
+    if (!h.sharedWorkers) return undefined;
+    if (!h.workers.has(name)) {
+      const scope = Object.assign(new EventTarget(), { name });
+      const engine = serveWorker({
+        scope: scope as never,
+        locks: h.locks,
+        network: (request) => h.idp.fetch(request),
+        now: () => Date.now(),
+        channel: (channel) => new FakeBroadcastChannel(channel),
+      });
+      h.workers.set(name, { scope, engine });
+    }
+    const { port1, port2 } = new FakeMessageChannel();
+    h.workers.get(name)!.scope.dispatchEvent(Object.assign(new Event('connect'), { ports: [port1] }));
+    return Object.assign(new EventTarget(), { port: port2 as unknown as MessagePort });
+  }
 
   h.port = () => {
     const reloaded = h.reloaded;
@@ -92,6 +122,7 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
       perTab: sessionStorage,
       perBrowser: localStorage,
       channel: (name) => new FakeBroadcastChannel(name),
+      sharedWorker,
       locks: h.locks,
       now: () => Date.now(),
       reloaded: () => reloaded,
@@ -157,14 +188,8 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
   h.signIn = async ({ returnTo, config } = {}) => {
     const authorizeUrl = await h.startSignIn({ returnTo, config });
     const callback = h.idp.approve(authorizeUrl);
-    const announced = sessionsAnnounced();
     const tab = await h.completeCallback(callback, config);
     if (tab.state.status !== 'signed-in') throw new Error(`sign-in failed: ${JSON.stringify(tab.state)}`);
-    // Signed in when the tab has told the others (it has joined the browser's session), within promise
-    // turns: no timer runs, so tests on fake timers keep their clock.
-    for (let turn = 0; turn < 100 && sessionsAnnounced() === announced; turn++) await Promise.resolve();
-    if (sessionsAnnounced() === announced && tab.state.status === 'signed-in')
-      throw new Error('the tab did not share its session');
     return Object.assign(tab, { authorizeUrl, callback });
   };
 

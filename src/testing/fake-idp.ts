@@ -410,11 +410,15 @@ export function allStorage(): string {
  * granted in request order, with `signal` leaving the queue. A tab's destroy() releases what it holds,
  * as closing a real tab does.
  */
+/**
+ * The Web Locks of one browser: exclusive, queued by name. A page holds its lock until it releases it
+ * (its tab closes); the worker's request for the same name is granted then.
+ */
 export class FakeLocks {
   private readonly holders = new Map<string, symbol>();
-  private readonly queues = new Map<string, { grant: () => void; token: symbol }[]>();
+  private readonly queues = new Map<string, (() => void)[]>();
 
-  request(name: string, options: { signal?: AbortSignal }, callback: () => Promise<void>): Promise<void> {
+  request(name: string, callback: () => Promise<void>): Promise<void> {
     const token = Symbol(name);
     return new Promise<void>((resolve, reject) => {
       const grant = () => {
@@ -424,26 +428,49 @@ export class FakeLocks {
           .then(resolve, reject)
           .finally(() => this.release(name, token));
       };
-      const queue = this.queues.get(name) ?? [];
-      this.queues.set(name, queue);
-      options.signal?.addEventListener('abort', () => {
-        const at = queue.findIndex((entry) => entry.token === token);
-        if (at < 0) return;
-        queue.splice(at, 1);
-        reject(options.signal?.reason);
-      });
-      if (this.holders.has(name)) queue.push({ grant, token });
+      if (this.holders.has(name)) this.queues.set(name, [...(this.queues.get(name) ?? []), grant]);
       else grant();
     });
   }
 
-  async query(): Promise<{ held: { name: string }[] }> {
-    return { held: [...this.holders.keys()].map((name) => ({ name })) };
+  /** The names of the locks held now. */
+  held(): string[] {
+    return [...this.holders.keys()];
   }
 
   private release(name: string, token: symbol) {
     if (this.holders.get(name) !== token) return;
     this.holders.delete(name);
-    this.queues.get(name)?.shift()?.grant();
+    this.queues.get(name)?.shift()?.();
+  }
+}
+
+/**
+ * A MessageChannel whose ports deliver in a microtask, cloned as a real port clones: tests on fake
+ * timers keep their clock, and a page and its engine talk within promise turns.
+ */
+export class FakeMessageChannel {
+  readonly port1: FakePort;
+  readonly port2: FakePort;
+  constructor() {
+    this.port1 = new FakePort();
+    this.port2 = new FakePort();
+    this.port1.other = this.port2;
+    this.port2.other = this.port1;
+  }
+}
+
+export class FakePort extends EventTarget {
+  other?: FakePort;
+  closed = false;
+  postMessage(data: unknown): void {
+    const to = this.other;
+    if (this.closed || !to) return;
+    const copy = structuredClone(data);
+    queueMicrotask(() => !to.closed && to.dispatchEvent(new MessageEvent('message', { data: copy })));
+  }
+  start(): void {}
+  close(): void {
+    this.closed = true;
   }
 }

@@ -3,6 +3,7 @@
 // to the identity service. A page is known to be gone by the Web Lock it holds while it lives, which
 // the browser releases however the page ends (closed, navigated, crashed, discarded): no goodbye
 // message is needed, and none is trusted.
+import type { Locks } from '../browser/port';
 import { appNames } from '../browser/storage';
 import { checkOptions, issuerOf, KEEP_SESSION_MS, type AuthOptions } from '../options';
 import type { Network } from '../protocol/http';
@@ -28,7 +29,7 @@ export interface WorkerScope {
 
 export interface WorkerHostParts {
   scope: WorkerScope;
-  locks: Pick<LockManager, 'request'>;
+  locks: Locks;
   network: Network;
   now(): number;
   /** Opens the app's signal channel by its name (host/signal.ts); undefined where there are none. */

@@ -1,13 +1,14 @@
 // The shared worker's script: one per app, named by its whole configuration (worker-host.ts), started
 // by the app's pages (connect.ts) with `extendedLifetime` where the browser offers it.
 /// <reference lib="webworker" />
+import type { Locks } from '../browser/port';
 import { serveWorker, type WorkerScope } from './worker-host';
 
 declare const self: SharedWorkerGlobalScope;
 
 serveWorker({
   scope: self as WorkerScope,
-  locks: navigator.locks,
+  locks: navigator.locks as Locks,
   network: (request) => fetch(request),
   now: Date.now,
   channel: (name) => (typeof BroadcastChannel === 'function' ? new BroadcastChannel(name) : undefined),
