@@ -41,18 +41,22 @@ export interface WorkerLike {
   addEventListener(type: 'error', listener: () => void): void;
 }
 
+/** Chromium's option, not yet in TypeScript's DOM types. */
+interface SharedWorkerOptions extends WorkerOptions {
+  extendedLifetime?: boolean;
+}
+
 /**
  * The app's shared worker. `extendedLifetime` (Chromium) keeps it alive after its last page unloads, so
  * a reload finds the session; other browsers ignore it, and their worker ends with the last page.
  */
 function openSharedWorker(name: string): WorkerLike | undefined {
   if (typeof SharedWorker !== 'function') return undefined;
-  // Written out here: a bundler builds the worker's script from this call, and must see `type` as it is.
+  // Written out here, `type` last and literal: a bundler builds the worker's script from this call.
   return new SharedWorker(new URL('../host/worker.ts', import.meta.url), {
+    ...({ name, extendedLifetime: true } satisfies SharedWorkerOptions),
     type: 'module',
-    name,
-    extendedLifetime: true,
-  } as WorkerOptions);
+  });
 }
 
 /** The real browser; call it only in a browser (createAuth calls it from start()). */
