@@ -24,6 +24,8 @@
  * @property {boolean} dpop Bind tokens to this page's key (RFC 9449).
  * @property {{ timeoutMs: number, warnMs: number }} [idle] Idle sign-out, from `idleTimeoutMs` and `idleWarnMs`
  *   (both or neither): whole milliseconds, 0 < idleWarnMs < idleTimeoutMs <= 24 h.
+ * @property {number} [keepSessionMs] How long the session outlives the app's last open page: whole milliseconds
+ *   from 0 to 24 h; the auth module's default (two minutes) without it.
  */
 
 /**
@@ -223,6 +225,16 @@ const isIdleMs = (value) =>
   value === undefined || (Number.isInteger(value) && /** @type {number} */ (value) > 0 && /** @type {number} */ (value) <= 864e5);
 
 /**
+ * Whole milliseconds the session is kept after the last page: 0 forgets it at once; at most a day, as
+ * the auth module allows.
+ * @param {unknown} value
+ * @returns {value is number | undefined}
+ */
+const isKeepMs = (value) =>
+  value === undefined ||
+  (Number.isInteger(value) && /** @type {number} */ (value) >= 0 && /** @type {number} */ (value) <= 864e5);
+
+/**
  * Validates a parsed config.json and fills in the defaults; the first problem is a ConfigError.
  * `appUrl` is the page's own URL: without a configured redirectUri, the page itself (origin and
  * path) is the redirect URI. Outside the browser (scripts/check-config.js) there is no page, and a
@@ -304,6 +316,7 @@ export function parseConfig(raw, appUrl) {
     revocationUrl: optionalUrl('revocationUrl'),
     dpop: read('dpop', isBoolean, false),
     idle: timeoutMs ? { timeoutMs, warnMs: /** @type {number} */ (warnMs) } : undefined,
+    keepSessionMs: read('keepSessionMs', isKeepMs, undefined),
   };
 }
 

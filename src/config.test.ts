@@ -1,6 +1,7 @@
 // Issue 2, "Runtime configuration": every key validated at start-up, errors naming the key.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { authOptions, ConfigError, DEFAULT_SCOPE, loadConfig, parseConfig, tokenOrigins } from './config';
+import { createAuth } from './lib/auth';
 
 const APP = 'http://localhost:5173/';
 const VALID = { accountUrl: 'https://account.example.com', authUrl: 'https://auth.example.com', clientId: 'demo-spa' };
@@ -83,6 +84,12 @@ describe('defaults', () => {
       warnMs: 1,
     });
     expect(parseConfig(VALID, APP).idle).toBeUndefined();
+  });
+
+  it('keepSessionMs is kept as given, whole milliseconds from 0 to a day; without it, the module decides', () => {
+    for (const ms of [0, 1, 120_000, 86_400_000])
+      expect(parseConfig({ ...VALID, keepSessionMs: ms }, APP).keepSessionMs).toBe(ms);
+    expect(parseConfig(VALID, APP).keepSessionMs).toBeUndefined();
   });
 
   it.each([{ idleTimeoutMs: 600_000 }, { idleWarnMs: 60_000 }])('idle keys come both or neither: %j names idleWarnMs', (idle) => {
@@ -198,6 +205,11 @@ describe('malformed values name their key', () => {
     ['idleWarnMs', 900_000],
     ['idleWarnMs', 60_000.5],
     ['idleWarnMs', null],
+    ['keepSessionMs', -1],
+    ['keepSessionMs', 86_400_001],
+    ['keepSessionMs', 1000.5],
+    ['keepSessionMs', '120000'],
+    ['keepSessionMs', null],
   ])('%s = %j', (key, value) => {
     const idle = { idleTimeoutMs: 600_000, idleWarnMs: 60_000 };
     const raw = { ...VALID, apiOrigins: ['https://api.example.com'], ...idle, [key]: value };
@@ -362,6 +374,15 @@ describe('authOptions', () => {
     });
     expect(options.server.end_session_endpoint).toBeUndefined();
     expect(options.server.revocation_endpoint).toBeUndefined();
+    expect(options.keepSessionMs).toBeUndefined();
+  });
+
+  it('passes keepSessionMs on, 0 (forget at once) included, and createAuth takes it', () => {
+    for (const ms of [0, 30_000]) {
+      const options = authOptions(parseConfig({ ...VALID, keepSessionMs: ms }, APP));
+      expect(options.keepSessionMs).toBe(ms);
+      expect(() => createAuth(options)).not.toThrow();
+    }
   });
 
   it('an origin listed only under apis may receive tokens: it is in the allow-list with those of apiOrigins', () => {

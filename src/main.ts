@@ -19,12 +19,12 @@ async function run() {
     // A silent restore comes back to the page the person is on.
     const started = auth.start({ returnTo: routeOf(router) });
     // Settled at once (a stranger: no response in the URL, no session to look for): nothing is on its
-    // way, so the start page mounts now. Otherwise the UI mounts in the next task, so the code
-    // exchange's request is on its way first; it is built while the request is in flight.
+    // way, so the start page mounts now. Otherwise the UI mounts in the next task, so the session's
+    // client and worker are on their way first; it is built while they start.
     if (auth.session.current.status === 'loading') {
       await new Promise((resolve) => setTimeout(resolve));
-      // For hosts that send no Link header: userinfo's connection opens while the code is exchanged. Added
-      // once that request has left: inserting it costs the page a style pass (1 to 3 ms in the traces).
+      // For hosts that send no Link header: userinfo's connection opens while the code is exchanged (the
+      // worker shares the page's connections). Added after that task: it costs the page a style pass.
       document.head.append(
         Object.assign(document.createElement('link'), { rel: 'preconnect', href: config.authUrl, crossOrigin: '' }),
       );

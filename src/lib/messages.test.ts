@@ -17,6 +17,7 @@ const CODES: AuthErrorCode[] = [
   'insufficient_scope',
   'insufficient_user_authentication',
   'step_up_failed',
+  'account_changed',
   'interaction_required',
   'forbidden_origin',
   'unauthenticated',
@@ -61,6 +62,13 @@ describe('describeError', () => {
     [undefined, 'You were signed out after some time without activity.'],
   ])('the idle notice for %s ms says how long', (ms, title) => {
     expect(describeError('idle_timeout', undefined, undefined, ms)).toMatchObject({ title, action: 'Sign in' });
+  });
+
+  it('a step-up answered by another account says the session is unchanged, and offers a sign-in', () => {
+    const { title, hint, action } = describeError('account_changed');
+    expect(title).toContain('someone else');
+    expect(hint).toContain('your session here is unchanged');
+    expect(action).toBe('Sign in');
   });
 
   it('an HTTP error mentions its status', () => {

@@ -68,6 +68,12 @@ export function describeError(
       hint: 'Nothing was used. You can ask again, or contact support if it keeps failing.',
       action: 'Sign in',
     },
+    // A step-up answered by another account than the session's: refused, the session kept as it was.
+    account_changed: {
+      title: 'The identity service signed you in as someone else.',
+      hint: 'Nothing of that sign-in was used, and your session here is unchanged. Ask again with the account you are signed in with here.',
+      action: 'Sign in',
+    },
     param_not_allowed: {
       title: 'This sign-in asked for something this app may not send.',
       hint: 'Nothing was sent. Sign in without it, or contact support if it keeps happening.',

@@ -200,6 +200,11 @@ export class FakeIdp {
     return this.requests.filter((r) => r.url.split('?')[0] === url);
   }
 
+  /** The revocation log: every token sent to the revocation endpoint (RFC 7009), in order. */
+  revoked(): string[] {
+    return this.to(REVOCATION_URL).map((r) => r.form.get('token') ?? '');
+  }
+
   tokenRequests(grantType?: string): RecordedRequest[] {
     return this.to(TOKEN_URL).filter((r) => !grantType || r.form.get('grant_type') === grantType);
   }
@@ -231,13 +236,13 @@ export class FakeIdp {
   }
 
   /** Token responses as the default token endpoint builds them. */
-  issue(sub: string, nonce?: string, withIdToken = true): Record<string, unknown> {
+  issue(sub: string, nonce?: string, withIdToken = true, clientId = CLIENT_ID): Record<string, unknown> {
     const n = ++this.serial;
     const accessToken = `at-${n}-${crypto.randomUUID()}`;
     this.validAccessTokens.add(accessToken);
     const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer' };
     if (this.expiresIn !== undefined) body.expires_in = this.expiresIn;
-    if (withIdToken) body.id_token = unsignedIdToken(idTokenClaims(sub, nonce, this.idTokenExtra));
+    if (withIdToken) body.id_token = unsignedIdToken(idTokenClaims(sub, nonce, { aud: clientId, ...this.idTokenExtra }));
     if (this.refreshTokens) body.refresh_token = this.currentRefreshToken = `rt-${n}-${crypto.randomUUID()}`;
     this.issued.push(body);
     return body;
@@ -318,7 +323,8 @@ export class FakeIdp {
     if (!pkceOk || form.get('redirect_uri') !== issued.redirectUri || form.get('client_id') !== issued.clientId) {
       return invalidGrant;
     }
-    const body = this.issue(this.subjects.get(code)!, issued.nonce, issued.scope.split(' ').includes('openid'));
+    // The ID token's audience is the client the code was issued to (two apps of one provider).
+    const body = this.issue(this.subjects.get(code)!, issued.nonce, issued.scope.split(' ').includes('openid'), issued.clientId);
     if (this.grantedScope) body.scope = this.grantedScope(issued.scope);
     return bind(body);
   };

@@ -4,7 +4,18 @@
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { createAuth, type Auth, type SessionState } from '.';
 import { noSession, useAuthHarness, type Tab } from '../../testing/auth-harness';
-import { API_URL, APP_URL, FakeBroadcastChannel, NAMES, allStorage, setPageUrl } from '../../testing/fake-idp';
+import {
+  ALICE,
+  API_URL,
+  APP_URL,
+  BOB,
+  FakeBroadcastChannel,
+  NAMES,
+  REVOCATION_URL,
+  allStorage,
+  setPageUrl,
+  testConfig,
+} from '../../testing/fake-idp';
 import { appNames } from './browser/storage';
 
 const h = useAuthHarness();
@@ -35,12 +46,12 @@ describe('sign-out', () => {
     await expectUnauthenticatedWithoutRequest(tab);
   });
 
-  it('tells the other tabs on BroadcastChannel "auth"', async () => {
+  it("tells the app's other hosts on its signal channel, token-free", async () => {
     const tab = await h.signIn();
+    const signedOut = () => FakeBroadcastChannel.posted.filter(({ data }) => (data as { type: string }).type === 'signed-out');
     tab.auth.signOut();
-    const signedOut = FakeBroadcastChannel.posted.filter(({ data }) => (data as { type: string }).type === 'signed-out');
-    expect(signedOut).toHaveLength(1);
-    expect(signedOut[0].name).toBe(NAMES.channel);
+    await vi.waitFor(() => expect(signedOut()).toHaveLength(1));
+    expect(signedOut()[0]).toEqual({ name: NAMES.channel, data: { type: 'signed-out', app: NAMES.app } });
   });
 
   it('signing out in one tab signs out the others at once: token dropped, requests aborted, no echo', async () => {
@@ -57,24 +68,31 @@ describe('sign-out', () => {
     expect(FakeBroadcastChannel.posted.filter(({ data }) => (data as { type: string }).type === 'signed-out')).toHaveLength(1);
   });
 
-  it('a "signed-out" message naming this session signs this tab out; one without its id, or of another app, does not', async () => {
+  it("where each tab runs its own engine, another tab's sign-out of this app signs this one out; anything else does not", async () => {
+    h.sharedWorkers = false;
     const tab = await h.signIn();
-    const id = (FakeBroadcastChannel.posted
-      .map(({ data }) => data as { type: string; session?: { id: string } })
-      .find((m) => m.type === 'offer')?.session?.id ?? '') as string;
     const otherTab = new FakeBroadcastChannel(NAMES.channel);
-    const otherApp = new FakeBroadcastChannel('something-else');
-    otherApp.postMessage({ app: NAMES.app, type: 'signed-out', id });
+    const otherChannel = new FakeBroadcastChannel('something-else');
+    otherChannel.postMessage({ app: NAMES.app, type: 'signed-out' });
     otherTab.postMessage({ app: NAMES.app, type: 'hello' });
     otherTab.postMessage('signed-out');
-    otherTab.postMessage({ app: NAMES.app, type: 'signed-out' });
-    otherTab.postMessage({ app: NAMES.app, type: 'signed-out', id: 'b'.repeat(43) });
-    otherTab.postMessage({ app: appNames('https://other.example', 'demo-spa').app, type: 'signed-out', id });
-    await Promise.resolve();
-    await Promise.resolve();
+    otherTab.postMessage({ app: appNames('https://other.example', 'demo-spa').app, type: 'signed-out' });
+    otherTab.postMessage({ app: NAMES.app, type: 'signed-in', sub: ALICE.sub });
+    otherTab.postMessage({ app: NAMES.app, type: 'signed-in', sub: '' });
+    for (let turn = 0; turn < 10; turn++) await Promise.resolve();
     expect(tab.state.status).toBe('signed-in');
-    otherTab.postMessage({ app: NAMES.app, type: 'signed-out', id });
+    otherTab.postMessage({ app: NAMES.app, type: 'signed-out' });
+    await vi.waitFor(() => expect(tab.state).toMatchObject({ status: 'signed-out', user: null }));
+    await expectUnauthenticatedWithoutRequest(tab);
+  });
+
+  it('where each tab runs its own engine, another person signing in elsewhere signs this tab out and revokes its tokens', async () => {
+    h.sharedWorkers = false;
+    const tab = await h.signIn({ config: testConfig({ revocationUrl: REVOCATION_URL }) });
+    const { access_token } = h.idp.issued[0];
+    new FakeBroadcastChannel(NAMES.channel).postMessage({ app: NAMES.app, type: 'signed-in', sub: BOB.sub });
     await vi.waitFor(() => expect(tab.state.status).toBe('signed-out'));
+    await vi.waitFor(() => expect(h.idp.revoked()).toContain(access_token));
   });
 });
 
@@ -103,9 +121,23 @@ describe('account switching without provider endpoints', () => {
     expect(promptOf(h.lastNavigation())).toBe('login');
   });
 
-  it('a plain reload while signed in restores silently: prompt=none, never login', async () => {
+  it('a plain reload while signed in shows the session the engine kept: no request to the identity service', async () => {
     await h.signIn();
     await h.closeTabs();
+    h.reloaded = true;
+    const navigations = h.assign.mock.calls.length;
+    const requests = h.idp.requests.length;
+    const tab = h.newTab();
+    await tab.auth.start();
+    expect(tab.state).toMatchObject({ status: 'signed-in', user: ALICE });
+    expect(h.assign.mock.calls.length).toBe(navigations);
+    expect(h.idp.requests.length).toBe(requests);
+  });
+
+  it('a plain reload once the engine is gone restores silently: prompt=none, never login', async () => {
+    await h.signIn();
+    await h.closeTabs();
+    h.endWorkers();
     h.reloaded = true;
     const tab = h.newTab();
     await tab.auth.start();
@@ -156,16 +188,13 @@ describe('the idle option', () => {
     expect(() => createAuth({ ...options, idle: idle as { timeoutMs: number; warnMs: number } })).toThrow(TypeError);
   });
 
-  it("an instance with idle: stayActive() tells the session's other tabs once it has joined them", async () => {
+  it("an instance with idle: stayActive() tells the app's other hosts, token-free", async () => {
     const tab = await h.signIn({ config: { ...h.config, idle: { timeoutMs: 600_000, warnMs: 60_000 } } });
-    const posted = () => FakeBroadcastChannel.posted.map(({ data }) => data as { type: string; id?: string });
-    await vi.waitFor(() => expect(posted().map((m) => m.type)).toContain('offer'));
+    const active = () => FakeBroadcastChannel.posted.filter(({ data }) => (data as { type: string }).type === 'active');
+    const before = active().length;
     tab.auth.stayActive();
-    expect(
-      posted()
-        .filter((m) => m.type === 'active')
-        .at(-1),
-    ).toMatchObject({ type: 'active', at: expect.any(Number) });
+    await vi.waitFor(() => expect(active()).toHaveLength(before + 1));
+    expect(active().at(-1)).toEqual({ name: NAMES.channel, data: { type: 'active', app: NAMES.app } });
     expect(tab.auth.idle.current).toEqual({ warning: false });
   });
 

@@ -23,7 +23,15 @@ const h = useAuthHarness();
 
 describe('the public API', () => {
   it('exports exactly the documented values and no module-level session', () => {
-    expect(Object.keys(api).sort()).toEqual(['AuthError', 'authContext', 'createAuth', 'getAuth', 'setAuth', 'stepUpFor']);
+    expect(Object.keys(api).sort()).toEqual([
+      'AuthError',
+      'authContext',
+      'createAuth',
+      'getAuth',
+      'hintsOf',
+      'setAuth',
+      'stepUpFor',
+    ]);
   });
 
   it('exports the documented types', () => {
@@ -94,12 +102,16 @@ describe('nothing before start()', () => {
     const global = vi.fn<typeof fetch>();
     vi.stubGlobal('fetch', global);
     const network = vi.fn((request: Request) => h.idp.fetch(request));
+    // The engine in this page makes the identity service's requests too (a shared worker has the worker's fetch).
+    h.sharedWorkers = false;
     const authorizeUrl = await h.startSignIn();
     setPageUrl(`${APP_URL}?${h.idp.approve(authorizeUrl)}`);
     const auth = assembleAuth(authOptions(h.config), { browser: h.port, network });
     await auth.start();
     expect(auth.session.current.status).toBe('signed-in');
     expect(network.mock.calls.map(([request]) => request.url)).toEqual([TOKEN_URL, USERINFO_URL]);
+    expect((await auth.fetch(API_URL)).status).toBe(200);
+    expect(network.mock.calls.at(-1)?.[0].url).toBe(API_URL);
     expect(global).not.toHaveBeenCalled();
     auth.destroy();
   });
@@ -169,6 +181,8 @@ describe('start()', () => {
       ['//evil.example', '/notes?y=2'],
     ]) {
       await h.closeTabs();
+      // The browser ended the app's worker with its last page: only the provider has the session now.
+      h.endWorkers();
       setPageUrl(`${APP_URL}notes?y=2#/x`);
       h.reloaded = true;
       await h.newTab().auth.start({ returnTo });
@@ -214,30 +228,32 @@ describe('one instance', () => {
     for (const state of [...states, seen]) expect(state).not.toContain(h.idp.issued[0].access_token as string);
   });
 
-  it('two instances keep separate sessions: nothing is shared but what tabs send each other', async () => {
+  it("instances of two clients keep separate sessions: one's sign-in is nothing to the other", async () => {
     const signedIn = await h.signIn();
-    // Without the hint a new instance asks no other tab, so it holds nothing of the first one's.
-    localStorage.clear();
-    const other = h.newTab();
-    await other.auth.start();
+    const other = await h.loadAt(APP_URL, testConfig({ clientId: 'other-spa' }));
     expect(signedIn.state.status).toBe('signed-in');
-    expect(other.state.status).not.toBe('signed-in');
+    expect(other.state.status).toBe('signed-out');
     await expect(other.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
+    expect(other.state.status).toBe('signed-out');
+    expect(h.workers.size).toBe(2);
   });
 
-  it('destroy() removes its listeners, timers and channel: nothing acts afterwards', async () => {
+  it('destroy() removes its listeners, timers, channel and engine, and lets go of its lock: nothing acts afterwards', async () => {
     vi.useFakeTimers();
     h.idp.refreshTokens = true;
+    // The engine in this page is the instance's own: it goes with it.
+    h.sharedWorkers = false;
     const tab = await h.signIn();
     const channels = FakeBroadcastChannel.open.size;
+    expect(h.locks.held()).toHaveLength(1);
     tab.auth.destroy();
+    await vi.waitFor(() => expect(h.locks.held()).toEqual([]));
     expect(FakeBroadcastChannel.open.size).toBe(channels - 1);
     const requests = h.idp.requests.length;
     window.dispatchEvent(new Event('online'));
     document.dispatchEvent(new Event('visibilitychange'));
     await vi.advanceTimersByTimeAsync(24 * 60 * 60 * 1000);
     expect(h.idp.requests.length).toBe(requests);
-    await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
   });
 
   it('createAuth completes a callback over the real browser port and the global fetch', async () => {
@@ -298,41 +314,28 @@ describe('defaults and late answers', () => {
   });
 });
 
-it('a failure that is no protocol error (storage refusing a write) still ends in an alert, and is thrown on', async () => {
+it('a failure that is no protocol error (the browser refusing a lock) still ends in an alert, and is thrown on', async () => {
   const callback = h.idp.approve(await h.startSignIn());
-  const refused = new DOMException('quota', 'QuotaExceededError');
-  vi.spyOn(localStorage, 'setItem').mockImplementation(() => {
+  const refused = new DOMException('locks', 'SecurityError');
+  vi.spyOn(h.locks, 'request').mockImplementation(() => {
     throw refused;
   });
   setPageUrl(`${APP_URL}?${callback}`);
   const tab = h.newTab();
   await expect(tab.auth.start()).rejects.toBe(refused);
   expect(tab.state).toMatchObject({ status: 'error', user: null, error: { code: 'invalid_response' } });
+  expect(h.idp.tokenRequests()).toHaveLength(0);
 });
 
 describe('before start()', () => {
-  it('auth.fetch resolves a relative URL against the redirect URI, and sends nothing', async () => {
+  it("auth.fetch resolves a relative URL against the page's, and sends nothing without a session", async () => {
     const network = vi.fn<(request: Request) => Promise<Response>>();
-    const auth = assembleAuth(
-      {
-        server: {
-          issuer: 'https://id.test',
-          authorization_endpoint: 'https://id.test/a',
-          token_endpoint: 'https://id.test/t',
-          userinfo_endpoint: 'https://id.test/u',
-        },
-        clientId: 'c',
-        redirectUri: 'https://app.test/',
-      },
-      {
-        browser: () => {
-          throw new Error('no browser before start()');
-        },
-        network,
-      },
-    );
+    const auth = assembleAuth(authOptions(h.config), { browser: h.port, network });
     await expect(auth.fetch('/api')).rejects.toMatchObject({ code: 'forbidden_origin' });
-    await expect(auth.fetch('https://id.test/u')).rejects.toMatchObject({ code: 'unauthenticated' });
+    await expect(auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
+    await expect(auth.fetch(USERINFO_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
     expect(network).not.toHaveBeenCalled();
+    expect(auth.session.current.status).toBe('loading');
+    auth.destroy();
   });
 });

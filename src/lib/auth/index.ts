@@ -10,7 +10,7 @@ export {
   type StartOptions,
   type StartResult,
 } from './auth';
-export type { Prompt, SignInHints } from './protocol/hints';
+export { hintsOf, type Prompt, type SignInHints } from './protocol/hints';
 export { authContext, getAuth, setAuth } from './svelte/context';
 export { AuthError, stepUpFor, type AuthErrorCode, type AuthErrorDetails } from './protocol/errors';
 export type { AuthEvents, AuthEventType, AuthListener, SignOutReason } from './page/events';

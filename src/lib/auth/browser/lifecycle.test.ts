@@ -1,178 +1,163 @@
-// The page's events that keep the session right (page.ts), over a real vault and session and a page whose
-// events the test fires: a page that wakes checks the session's expiry, a page back from the
-// back/forward cache shows neither an endless redirect nor a person another tab signed out. Then the
-// same through an instance, on happy-dom's window.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+// The page's events that keep the session right (lifecycle.ts), on a page whose events the test fires:
+// a page that wakes (timers stalled, the network back) tells the engine, one being hidden does not, a
+// page back from the back/forward cache undoes a redirect that never happened, and the person's input
+// reaches the engine at most once per ACTIVITY_EVERY_MS. Then the same through an instance, on
+// happy-dom's window.
+import { describe, expect, it, vi } from 'vitest';
 import { noSession, useAuthHarness } from '../../../testing/auth-harness';
 import { API_URL, NAMES } from '../../../testing/fake-idp';
-import { listenPage } from './lifecycle';
-import type { TokenSet } from '../protocol/steps';
-import { createEvents } from '../page/events';
-import { createSession } from '../svelte/session';
-import type { Hint } from './storage';
-import { AuthError } from '../protocol/errors';
-import { createVault } from '../session/tokens';
+import { ACTIVITY_EVERY_MS, listenPage } from './lifecycle';
 
-const ALICE = { sub: 'alice' };
-let now: number;
-
-/** A page whose listeners the test sees and fires. */
+/** A page whose listeners the test sees and fires, on a clock the test moves. */
 function page() {
   const listeners = new Map<string, Set<(event: Event) => void>>();
+  const passive = new Set<string>();
+  let clock = 1_000_000;
   return {
-    listeners,
-    listen(type: string, listener: (event: Event) => void) {
+    listen(type: string, listener: (event: Event) => void, options?: { passive?: boolean }) {
       const set = listeners.get(type) ?? new Set();
       listeners.set(type, set.add(listener));
+      if (options?.passive) passive.add(type);
       return () => void set.delete(listener);
     },
-    fire(type: string, init: { persisted?: boolean } = {}) {
-      const event = Object.assign(new Event(type), init);
+    now: () => clock,
+    tick: (ms: number) => void (clock += ms),
+    fire(type: string, init: { persisted?: boolean; visibilityState?: string } = {}) {
+      const { visibilityState, ...rest } = init;
+      // As the browser fires it at document, whose visibilityState the listener reads.
+      const event = Object.assign(new Event(type), rest);
+      if (visibilityState) Object.defineProperty(event, 'target', { value: { visibilityState } });
       for (const listener of [...(listeners.get(type) ?? [])]) listener(event);
     },
+    passive,
     count: () => [...listeners.values()].reduce((sum, set) => sum + set.size, 0),
   };
 }
 
-/** A page of a signed-in session whose tokens expire in a minute, with no refresh token; `hint` as storage has it. */
-function setup(hint: Hint) {
-  const state = createSession<typeof ALICE>(createEvents());
-  const vault = createVault({
-    client: { client_id: 'spa' },
-    now: () => now,
-    scope: 'openid',
-    renewed: (tokens) => state.renewed(tokens.expiresAt),
-    offline: state.offline,
-    ended: (error) => state.expired(error),
-    retrying: () => {},
-  });
-  const tokens: TokenSet = { accessToken: 'at-1', expiresAt: now + 60_000, subject: ALICE.sub };
-  vault.hold({ tokens, scope: 'openid' });
-  state.signedIn(ALICE, tokens.expiresAt);
+/** A page listened to, with the three callbacks as spies; `idle` false leaves `active` out. */
+function setup(idle = true) {
   const port = page();
-  const signOut = vi.fn();
-  const remove = listenPage({ port, vault, state, storage: { readHint: () => hint }, signOut });
-  return { state, vault, port, signOut, remove };
+  const calls = { wake: vi.fn(), returned: vi.fn(), active: vi.fn() };
+  const remove = listenPage({ port, wake: calls.wake, returned: calls.returned, active: idle ? calls.active : undefined });
+  return { port, remove, ...calls };
 }
 
 describe('listenPage', () => {
-  beforeEach(() => {
-    vi.useFakeTimers();
-    now = 1_000_000;
+  it.each(['online', 'resume'])('%s wakes the engine: the timers may have stalled, or the network is back', (type) => {
+    const { port, wake, returned, active } = setup();
+    port.fire(type);
+    expect(wake).toHaveBeenCalledTimes(1);
+    port.fire(type);
+    expect(wake).toHaveBeenCalledTimes(2);
+    expect(returned).not.toHaveBeenCalled();
+    expect(active).not.toHaveBeenCalled();
   });
-  afterEach(() => vi.useRealTimers());
 
-  it.each(['visibilitychange', 'online', 'resume'])(
-    '%s checks the expiry the stalled timers missed: an expired session ends at once',
+  it('a page shown again wakes the engine; one being hidden or closed does not: its answer could be lost, and the refresh token with it', () => {
+    const { port, wake } = setup();
+    port.fire('visibilitychange', { visibilityState: 'hidden' });
+    expect(wake).not.toHaveBeenCalled();
+    port.fire('visibilitychange', { visibilityState: 'visible' });
+    expect(wake).toHaveBeenCalledTimes(1);
+  });
+
+  it('a page shown again, not from the cache, wakes the engine and undoes nothing', () => {
+    const { port, wake, returned } = setup();
+    port.fire('pageshow', { persisted: false });
+    expect(wake).toHaveBeenCalledTimes(1);
+    expect(returned).not.toHaveBeenCalled();
+  });
+
+  it('a page back from the back/forward cache is told so (its redirect did not happen here), and wakes the engine', () => {
+    const { port, wake, returned } = setup();
+    port.fire('pageshow', { persisted: true });
+    expect(returned).toHaveBeenCalledTimes(1);
+    expect(wake).toHaveBeenCalledTimes(1);
+  });
+
+  it.each(['pointerdown', 'keydown', 'wheel', 'touchstart', 'scroll'])(
+    '%s is the person there: passive, and told at most once per ACTIVITY_EVERY_MS',
     (type) => {
-      const { state, port } = setup('had-session');
+      const { port, active, wake } = setup();
+      expect(port.passive.has(type)).toBe(true);
       port.fire(type);
-      expect(state.session.current.status).toBe('signed-in');
-      // The clock passed the expiry while the laptop slept; no timer fired.
-      now += 61_000;
+      expect(active).toHaveBeenCalledTimes(1);
+      // A person typing: many events, one message.
+      port.tick(ACTIVITY_EVERY_MS - 1);
       port.fire(type);
-      expect(state.session.current).toMatchObject({ status: 'expired', user: null, error: { code: 'session_expired' } });
+      port.fire(type);
+      expect(active).toHaveBeenCalledTimes(1);
+      port.tick(1);
+      port.fire(type);
+      expect(active).toHaveBeenCalledTimes(2);
+      expect(wake).not.toHaveBeenCalled();
     },
   );
 
-  it('a page being hidden or closed starts no renewal, not even offline: its answer could be lost, and the refresh token with it', async () => {
-    const state = createSession<typeof ALICE>(createEvents());
-    const grant = vi.fn(async () => {
-      throw new AuthError('unreachable');
-    });
-    const vault = createVault({
-      client: { client_id: 'spa' },
-      now: () => now,
-      scope: 'openid',
-      grant: async () => grant,
-      renewed: (tokens) => state.renewed(tokens.expiresAt),
-      offline: state.offline,
-      ended: (error) => state.expired(error),
-      retrying: () => {},
-    });
-    vault.hold({ tokens: { accessToken: 'at-1', refreshToken: 'rt-1', expiresAt: now + 60_000 }, scope: 'openid' });
-    await vault.renew();
-    expect(vault.offline()).toBe(true);
-    const port = page();
-    listenPage({ port, vault, state, storage: { readHint: () => 'had-session' }, signOut: vi.fn() });
-    // The event as the browser fires it at document, whose visibilityState the listener reads.
-    const visibility = (visibilityState: string) =>
-      ({ type: 'visibilitychange', target: { visibilityState } }) as unknown as Event;
-    for (const listener of port.listeners.get('visibilitychange')!) listener(visibility('hidden'));
-    await vi.advanceTimersByTimeAsync(0);
-    expect(grant).toHaveBeenCalledTimes(1);
-    for (const listener of port.listeners.get('visibilitychange')!) listener(visibility('visible'));
-    await vi.advanceTimersByTimeAsync(0);
-    expect(grant).toHaveBeenCalledTimes(2);
+  it('the throttle is one for every kind of input: a key after a click within the interval tells nothing', () => {
+    const { port, active } = setup();
+    port.fire('pointerdown');
+    port.tick(10);
+    port.fire('keydown');
+    port.fire('scroll');
+    expect(active).toHaveBeenCalledTimes(1);
   });
 
-  it('a page shown again, not from the cache, checks the expiry too', () => {
-    const { state, port } = setup('had-session');
-    now += 61_000;
-    port.fire('pageshow', { persisted: false });
-    expect(state.session.current.status).toBe('expired');
+  it('focus and visibility are no input: they come back by themselves', () => {
+    const { port, active } = setup();
+    port.fire('visibilitychange', { visibilityState: 'visible' });
+    port.fire('pageshow', { persisted: true });
+    port.fire('focus');
+    expect(active).not.toHaveBeenCalled();
   });
 
-  it('a page back from the cache that began a redirect shows what it showed before it', () => {
-    const { state, port } = setup('had-session');
-    state.redirecting();
-    port.fire('pageshow', { persisted: true });
-    expect(state.session.current).toMatchObject({ status: 'signed-in', user: ALICE });
-  });
-
-  it.each<[string, Hint]>([
-    ['signed out elsewhere', 'signed-out'],
-    ['left no hint (a refused restore elsewhere)', undefined],
-  ])('a page back from the cache whose browser %s signs out: nothing of the person stays', (_name, hint) => {
-    const { vault, port, signOut } = setup(hint);
-    port.fire('pageshow', { persisted: true });
-    expect(signOut).toHaveBeenCalledTimes(1);
-    expect(vault.tokens()).toBeDefined(); // signing out (revoking what it holds) is the instance's job
-  });
-
-  it('a page back from the cache of a browser still signed in stays signed in, and checks the expiry', () => {
-    const { state, port, signOut } = setup('had-session');
-    port.fire('pageshow', { persisted: true });
-    expect(signOut).not.toHaveBeenCalled();
-    expect(state.session.current.status).toBe('signed-in');
-    now += 61_000;
-    port.fire('pageshow', { persisted: true });
-    expect(state.session.current.status).toBe('expired');
-    expect(signOut).not.toHaveBeenCalled();
-  });
-
-  it('a page back from the cache without a session has nothing to sign out', () => {
-    const { vault, port, signOut } = setup('signed-out');
-    vault.drop();
-    port.fire('pageshow', { persisted: true });
-    expect(signOut).not.toHaveBeenCalled();
+  it('without the idle sign-out, input is not listened to at all', () => {
+    const { port } = setup(false);
+    expect(port.count()).toBe(4);
+    expect(() => port.fire('keydown')).not.toThrow();
   });
 
   it('the remover removes every listener it added: no event acts afterwards', () => {
-    const { state, port, signOut, remove } = setup('signed-out');
-    expect(port.count()).toBe(4);
+    const { port, remove, wake, returned, active } = setup();
+    expect(port.count()).toBe(9);
     remove();
     expect(port.count()).toBe(0);
-    now += 61_000;
-    state.redirecting();
-    for (const type of ['visibilitychange', 'online']) port.fire(type);
+    for (const type of ['visibilitychange', 'online', 'resume', 'keydown']) port.fire(type);
     port.fire('pageshow', { persisted: true });
-    expect(state.session.current.status).toBe('redirecting');
-    expect(signOut).not.toHaveBeenCalled();
+    expect([wake, returned, active].map((spy) => spy.mock.calls.length)).toEqual([0, 0, 0]);
   });
 });
 
 describe('through an instance', () => {
   const h = useAuthHarness();
 
-  it('a page restored from the back/forward cache after a sign-out elsewhere shows nothing of the user', async () => {
-    const tab = await h.signIn();
-    localStorage.removeItem(NAMES.key('hint')); // what the other tab's sign-out left behind
+  /** The page is back from the back/forward cache, as the browser tells it at window. */
+  function restoreFromCache() {
     const pageshow = new Event('pageshow');
     Object.defineProperty(pageshow, 'persisted', { value: true });
     window.dispatchEvent(pageshow);
+  }
+
+  it('a page restored from the back/forward cache after a sign-out elsewhere shows nothing of the user', async () => {
+    const tab = await h.signIn();
+    const other = h.newTab();
+    await other.auth.start();
+    expect(other.state.status).toBe('signed-in');
+    other.auth.signOut();
     await vi.waitFor(() => expect(tab.state.status).toBe('signed-out'));
-    expect(tab.state.user).toBeNull();
+    restoreFromCache();
+    // A round trip to the engine after the page's wake: nothing of the person comes back, no token either.
+    await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
+    expect(tab.state).toMatchObject({ status: 'signed-out', user: null });
+  });
+
+  it("a page restored from the cache shows the engine's session, whatever the storage hint says now", async () => {
+    const tab = await h.signIn();
+    localStorage.removeItem(NAMES.key('hint')); // another script of the origin, or a stale tab
+    restoreFromCache();
+    expect(tab.state).toMatchObject({ status: 'signed-in', user: { sub: 'alice-sub' } });
+    // The engine still holds the session: a call is sent with its token.
+    expect((await tab.auth.fetch(API_URL)).status).toBe(200);
   });
 
   it('Back from the identity service to a cached page that began a sign-in shows it as before, not an endless redirect', async () => {
@@ -180,17 +165,13 @@ describe('through an instance', () => {
     await tab.auth.start();
     await tab.auth.signIn();
     expect(tab.state.status).toBe('redirecting');
-    const pageshow = new Event('pageshow');
-    Object.defineProperty(pageshow, 'persisted', { value: true });
-    window.dispatchEvent(pageshow);
+    restoreFromCache();
     expect(tab.state).toEqual(noSession('signed-out'));
   });
 
   it('a page restored from the back/forward cache while still signed in stays signed in', async () => {
     const tab = await h.signIn();
-    const pageshow = new Event('pageshow');
-    Object.defineProperty(pageshow, 'persisted', { value: true });
-    window.dispatchEvent(pageshow);
+    restoreFromCache();
     expect(tab.state.status).toBe('signed-in');
   });
 

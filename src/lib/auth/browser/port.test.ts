@@ -77,3 +77,50 @@ it("listens at window, where document's events pass too (visibilitychange, resum
   expect(onVisible).toHaveBeenCalledTimes(1);
   expect(onResume).toHaveBeenCalledTimes(1);
 });
+
+it('listens to input passively, as the idle watch only notes it: scrolling is never held up', () => {
+  const add = vi.spyOn(window, 'addEventListener');
+  const listener = vi.fn();
+  const remove = port().listen('wheel', listener, { passive: true });
+  expect(add).toHaveBeenCalledExactlyOnceWith('wheel', listener, { passive: true, capture: true });
+  window.dispatchEvent(new Event('wheel'));
+  remove();
+  window.dispatchEvent(new Event('wheel'));
+  expect(listener).toHaveBeenCalledTimes(1);
+});
+
+it("opens the app's shared worker by its name, kept alive after the last page where the browser can, as a module", () => {
+  const opened: [URL, { name?: string; type?: string; extendedLifetime?: boolean }][] = [];
+  vi.stubGlobal(
+    'SharedWorker',
+    class {
+      port = {};
+      constructor(url: URL, options: { name?: string }) {
+        opened.push([url, options]);
+      }
+    },
+  );
+  try {
+    const worker = port().sharedWorker('auth {"clientId":"spa"}');
+    expect(worker).toHaveProperty('port');
+    expect(opened).toHaveLength(1);
+    const [url, options] = opened[0];
+    expect(url.pathname).toMatch(/host\/worker\.ts$/);
+    expect(options).toEqual({ name: 'auth {"clientId":"spa"}', extendedLifetime: true, type: 'module' });
+  } finally {
+    vi.unstubAllGlobals();
+  }
+});
+
+it('has no shared worker where the browser has none: the engine runs in the page', () => {
+  vi.stubGlobal('SharedWorker', undefined);
+  try {
+    expect(port().sharedWorker('auth {}')).toBeUndefined();
+  } finally {
+    vi.unstubAllGlobals();
+  }
+});
+
+it("holds its pages' locks with the browser's Web Locks", () => {
+  expect(port().locks).toBe(navigator.locks);
+});

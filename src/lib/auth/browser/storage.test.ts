@@ -177,6 +177,44 @@ it("clearTab forgets this tab's sign-in, sign-out and restore guard, and nothing
   expect(readHint()).toBe('had-session');
 });
 
+describe('a callback another instance on the page waits for (answersOther)', () => {
+  const theirs = appStorage({ perTab: sessionStorage, perBrowser: localStorage }, appNames('https://other.example', 'demo-spa'));
+
+  it("is another app's or provider's whose pending sign-in has that state: theirs to take, left as it is", () => {
+    theirs.savePending(tx('theirs'));
+    const before = sessionStorage.getItem(appNames('https://other.example', 'demo-spa').key('tx'));
+    expect(records.answersOther('theirs')).toBe(true);
+    expect(sessionStorage.getItem(appNames('https://other.example', 'demo-spa').key('tx'))).toBe(before);
+    expect(theirs.takePending('theirs', T0)).toEqual(tx('theirs'));
+  });
+
+  it("is not this instance's own: its own pending sign-in is its to take, even with another's waiting", () => {
+    savePending(tx('mine'));
+    theirs.savePending(tx('theirs'));
+    expect(records.answersOther('mine')).toBe(false);
+    expect(theirs.answersOther('mine')).toBe(true);
+    expect(takePending('mine', T0)).toEqual(tx('mine'));
+  });
+
+  it('is no one when no other sign-in waits with that state, or the response has none', () => {
+    expect(records.answersOther('abc')).toBe(false);
+    theirs.savePending(tx('theirs'));
+    expect(records.answersOther('other')).toBe(false);
+    expect(records.answersOther(null)).toBe(false);
+    expect(records.answersOther('')).toBe(false);
+  });
+
+  it('counts only pending sign-ins of this module: not other keys, a sign-out, or a record that is not JSON', () => {
+    sessionStorage.setItem('tx', JSON.stringify({ state: 'abc' }));
+    sessionStorage.setItem('my-app:auth:tx', JSON.stringify({ state: 'abc' }));
+    theirs.saveSignOut('abc');
+    sessionStorage.setItem(`auth:tx ${JSON.stringify(['https://broken.example', 'x'])}`, '{"state":');
+    expect(records.answersOther('abc')).toBe(false);
+    sessionStorage.setItem(`auth:tx ${JSON.stringify(['https://later.example', 'x'])}`, JSON.stringify({ state: 'abc' }));
+    expect(records.answersOther('abc')).toBe(true);
+  });
+});
+
 describe('names', () => {
   it('carry the issuer and the client id: two apps on one origin share no key, channel or lock', () => {
     const other = [appNames('https://id.example', 'other-spa'), appNames('https://other.example', 'demo-spa')];

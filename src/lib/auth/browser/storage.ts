@@ -107,7 +107,14 @@ export function appStorage({ perTab, perBrowser }: Stores, names: AppNames) {
       return raw === '1' ? 'had-session' : raw === 'out' ? 'signed-out' : undefined;
     },
 
-    writeHint: (hint: Exclude<Hint, undefined>): void => perBrowser.setItem(HINT, hint === 'had-session' ? '1' : 'out'),
+    /** A storage that refuses (full, or blocked) loses only the hint: the session shows all the same. */
+    writeHint(hint: Exclude<Hint, undefined>): void {
+      try {
+        perBrowser.setItem(HINT, hint === 'had-session' ? '1' : 'out');
+      } catch {
+        // Without the hint, a reload of a lone page finds no reason to restore: the person signs in again.
+      }
+    },
 
     /** The browser's session is gone (a silent restore was refused): no reason to try again. */
     forgetHint: (): void => perBrowser.removeItem(HINT),

@@ -38,6 +38,7 @@ const REQUESTS_PER_COMMAND = 4;
 /** A port's numbered requests and their answers; a command unanswered in `timeoutMs` is `timeout`. */
 function portConnection<C extends Claims>(port: MessagePort, timeoutMs: number, notice: ConnectParts<C>['notice']) {
   let next = 0;
+  let closed: AuthError | undefined;
   const waiting = new Map<number, (reply: Reply<C>) => void>();
   port.addEventListener('message', ({ data }: MessageEvent) => {
     const reply = data as Reply<C>;
@@ -48,6 +49,7 @@ function portConnection<C extends Claims>(port: MessagePort, timeoutMs: number, 
   return {
     request<K extends CommandType>(type: K, body: Body<K>): Promise<Answer<C, K>> {
       const id = next++;
+      if (closed) return Promise.reject(closed);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => settle({ id, error: { code: 'timeout' } }), timeoutMs);
         function settle(reply: Reply<C>) {
@@ -60,7 +62,9 @@ function portConnection<C extends Claims>(port: MessagePort, timeoutMs: number, 
         port.postMessage({ id, type, body });
       });
     },
+    /** Every command waiting, and every later one, fails with `error`: the host is gone. */
     fail(error: AuthError) {
+      closed = error;
       for (const settle of [...waiting.values()]) settle({ id: -1, error: error.toJSON() });
     },
   };
@@ -107,10 +111,15 @@ export async function connect<C extends Claims>(parts: ConnectParts<C>) {
       connection.fail(new AuthError('unreachable'));
     });
     const joined = await connection.request('join', { page }).catch((err: unknown) => {
-      if (started) throw err;
+      if (!started) return;
+      // The engine answered, with a failure (the provider's metadata): this attempt holds nothing open.
+      release();
+      worker.port.close();
+      throw err;
     });
     if (joined) {
       const close = () => {
+        connection.fail(new AuthError('aborted'));
         release();
         worker.port.close();
       };
@@ -121,8 +130,13 @@ export async function connect<C extends Claims>(parts: ConnectParts<C>) {
   const { startInPage } = await parts.inPage();
   const host = startInPage({ options, names, network: parts.network, now: browser.now, channel: browser.channel(names.channel) });
   const connection = portConnection<C>(host.port, timeoutMs, notice);
-  const joined = await connection.request('join', { page });
+  const joined = await connection.request('join', { page }).catch((err: unknown) => {
+    release();
+    host.close();
+    throw err;
+  });
   const close = () => {
+    connection.fail(new AuthError('aborted'));
     release();
     host.close();
   };

@@ -16,7 +16,14 @@ export const workerName = (options: AuthOptions): string => `auth ${JSON.stringi
 
 /** The options a worker was named with (workerName); a TypeError for a name no page of ours gives. */
 export function optionsOf(name: string): AuthOptions {
-  const options = JSON.parse(name.replace(/^auth /, '')) as AuthOptions;
+  let options: AuthOptions | undefined;
+  try {
+    options = name.startsWith('auth ') ? (JSON.parse(name.slice('auth '.length)) as AuthOptions) : undefined;
+  } catch {
+    // Not JSON: refused below, as any other name workerName does not give.
+  }
+  if (typeof options?.clientId !== 'string' || typeof issuerOf(options) !== 'string')
+    throw new TypeError('auth worker: not named by workerName');
   checkOptions(options);
   return options;
 }

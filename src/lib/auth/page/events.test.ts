@@ -1,14 +1,12 @@
 // The session's events (events.ts): every type with its payload, as the app's listeners get them through
-// createAuth over the fake identity service and through the test kit; the points other features emit
-// through (idle sign-out, offline and online); what a payload may carry (no token, no claim but `sub`);
-// and listeners that throw, unsubscribe, and destroy().
+// createAuth over the fake identity service and through the test kit; the session engine's transitions,
+// which every page of the session emits (a renewal, a new person, a sign-out elsewhere: 'other-tab'); what
+// a payload may carry (no token, no claim but `sub`); and listeners that throw, unsubscribe, and destroy().
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { AuthError, type Auth, type AuthEvents, type AuthEventType } from '..';
 import { useAuthHarness } from '../../../testing/auth-harness';
-import { ALICE, API_URL, APP_URL, END_SESSION_URL, REVOCATION_URL, json, setPageUrl } from '../../../testing/fake-idp';
-import { createCore } from '../core';
+import { ALICE, API_URL, APP_URL, BOB, END_SESSION_URL, REVOCATION_URL, json, setPageUrl } from '../../../testing/fake-idp';
 import { createEvents } from './events';
-import { sessionState } from '../svelte/session';
 import { createTestAuth } from '../testing';
 
 /** Every event type, once: a type added to AuthEvents fails to compile here until it is listed. */
@@ -103,44 +101,6 @@ describe('the emitter', () => {
   });
 });
 
-describe('what other features emit through (core.ts)', () => {
-  function setup() {
-    const core = createCore<{ sub: string }>({
-      client: { client_id: 'spa' },
-      network: async () => new Response(null, { status: 404 }),
-      timeoutMs: 1000,
-      scope: 'openid',
-      allowed: () => [],
-      base: () => 'https://app.example.test/',
-      now: Date.now,
-      initial: sessionState('signed-out'),
-    });
-    return { core, seen: record(core.events) };
-  }
-
-  it('signed-out with the reason the internal sign-out is given: idle', () => {
-    const { core, seen } = setup();
-    core.signedIn({ tokens: { accessToken: 'at-1', expiresAt: Date.now() + 60_000 }, scope: 'openid' }, { sub: 'alice' });
-    core.signOut('idle');
-    expect(seen).toEqual([
-      ['signed-in', { sub: 'alice' }],
-      ['signed-out', { reason: 'idle' }],
-    ]);
-    core.destroy();
-  });
-
-  it('offline and online, emitted as they are', () => {
-    const { core, seen } = setup();
-    core.events.emit('offline', {});
-    core.events.emit('online', {});
-    expect(seen).toEqual([
-      ['offline', {}],
-      ['online', {}],
-    ]);
-    core.destroy();
-  });
-});
-
 describe('through createAuth', () => {
   const h = useAuthHarness({ endSessionUrl: END_SESSION_URL, revocationUrl: REVOCATION_URL });
 
@@ -161,14 +121,17 @@ describe('through createAuth', () => {
 
   afterEach(() => vi.useRealTimers());
 
-  it('signed-in with the sub alone when the callback completes; a tab adopting the session is signed in too', async () => {
+  it('signed-in with the sub alone when the callback completes; a page joining the session is signed in too', async () => {
     const { tab, seen } = await signInRecorded();
     expect(tab.state.status).toBe('signed-in');
     expect(seen).toEqual([['signed-in', { sub: ALICE.sub }]]);
-    await vi.waitFor(() => expect(h.idp.requests.length).toBeGreaterThan(0));
-    const adopting = await loadRecorded(APP_URL);
-    expect(adopting.tab.state.status).toBe('signed-in');
-    expect(adopting.seen).toEqual([['signed-in', { sub: ALICE.sub }]]);
+    const requests = h.idp.requests.length;
+    const joining = await loadRecorded(APP_URL);
+    expect(joining.tab.state.status).toBe('signed-in');
+    expect(joining.seen).toEqual([['signed-in', { sub: ALICE.sub }]]);
+    // The session the engine holds: nothing asked of the identity service, nothing told the first page again.
+    expect(h.idp.requests).toHaveLength(requests);
+    expect(seen).toHaveLength(1);
   });
 
   describe('over time (fake timers, 300 s tokens)', () => {
@@ -221,15 +184,22 @@ describe('through createAuth', () => {
     });
   });
 
-  it('signed-out: user in the tab that signs out, other-tab in the other tabs of its session', async () => {
-    const other = await h.signIn();
-    const tab = await h.signIn();
-    const seenOther = record(other.auth);
-    const seen = record(tab.auth);
-    tab.auth.signOut();
-    expect(seen).toEqual([['signed-out', { reason: 'user' }]]);
-    await vi.waitFor(() => expect(seenOther).toEqual([['signed-out', { reason: 'other-tab' }]]));
-  });
+  it.each([
+    ['the shared worker', true],
+    ['each page, over the signal', false],
+  ])(
+    'signed-out: user in the tab that signs out, other-tab in the other tabs of its session (engine in %s)',
+    async (_host, sharedWorkers) => {
+      h.sharedWorkers = sharedWorkers;
+      const other = await h.signIn();
+      const tab = await h.signIn();
+      const seenOther = record(other.auth);
+      const seen = record(tab.auth);
+      tab.auth.signOut();
+      expect(seen).toEqual([['signed-out', { reason: 'user' }]]);
+      await vi.waitFor(() => expect(seenOther).toEqual([['signed-out', { reason: 'other-tab' }]]));
+    },
+  );
 
   it("signed-out provider: the provider's sign-out comes back with this tab's state; a return this tab did not send is none", async () => {
     const tab = await h.signIn();
@@ -249,6 +219,8 @@ describe('through createAuth', () => {
   it('signed-out provider: a silent restore that the provider answers login_required; a page load without a session tells nothing', async () => {
     await h.signIn();
     await h.closeTabs();
+    // The browser ended the worker with the last page: the engine holds no session, the page restores it.
+    h.endWorkers();
     h.reloaded = true;
     const reload = await loadRecorded(APP_URL);
     expect(reload.tab.state.status).toBe('redirecting');
@@ -332,6 +304,54 @@ describe('through createAuth', () => {
     tab.auth.signOut();
     expect(tab.state.status).toBe('signed-out');
     expect(seen).toEqual([]);
+  });
+});
+
+describe("the engine's transitions, as every page emits them", () => {
+  const h = useAuthHarness();
+
+  /** Two pages showing one session: the tab that signed in, and one opened after, each recorded from then. */
+  async function twoPages() {
+    const first = await h.signIn();
+    const second = await h.loadAt(APP_URL);
+    expect(second.state.status).toBe('signed-in');
+    return [first, second].map((tab) => ({ tab, seen: record(tab.auth) }));
+  }
+
+  it('a renewal the engine makes once is renewed in every page, with the same expiry', async () => {
+    vi.useFakeTimers();
+    h.idp.expiresIn = 300;
+    h.idp.refreshTokens = true;
+    const pages = await twoPages();
+    await vi.advanceTimersByTimeAsync(240_000);
+    expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
+    const expiresAt = pages[0].tab.state.expiresAt!;
+    expect(expiresAt).toBeGreaterThan(Date.now() + 250_000);
+    for (const { tab, seen } of pages) {
+      expect(tab.state.expiresAt).toBe(expiresAt);
+      expect(seen).toEqual([['renewed', { expiresAt }]]);
+    }
+  });
+
+  it("another person's sign-in replaces the session in every page: signed-in with the new sub", async () => {
+    const pages = await twoPages();
+    h.idp.user = BOB;
+    const bob = await h.signIn();
+    expect(bob.state.user).toMatchObject({ sub: BOB.sub });
+    for (const { tab, seen } of pages) {
+      await vi.waitFor(() => expect(seen).toEqual([['signed-in', { sub: BOB.sub }]]));
+      expect(tab.state).toMatchObject({ status: 'signed-in', user: { sub: BOB.sub } });
+    }
+  });
+
+  it("where each page runs its own engine, another person's sign-in is signed-out other-tab in the others", async () => {
+    h.sharedWorkers = false;
+    const alice = await h.signIn();
+    const seen = record(alice.auth);
+    h.idp.user = BOB;
+    await h.signIn();
+    await vi.waitFor(() => expect(seen).toEqual([['signed-out', { reason: 'other-tab' }]]));
+    expect(alice.state.status).toBe('signed-out');
   });
 });
 

@@ -1,10 +1,16 @@
-// auth.fetch: a drop-in fetch; where the token may go, how it goes, and what a 401/403 leads to.
-import { describe, expect, it, vi } from 'vitest';
+// auth.fetch: a drop-in fetch; where the token may go, how it goes, and what a 401/403 leads to. Its
+// tokens come from the session engine (one per app), so two tabs renew once and no page holds a refresh token.
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { useAuthHarness } from '../../../testing/auth-harness';
 import {
   API_ORIGIN,
   API_URL,
+  APP_URL,
+  FakeMessageChannel,
+  OTHER_API_ORIGIN,
+  OTHER_API_URL,
   USERINFO_URL,
+  allStorage,
   challenge,
   challengeHeader,
   cutOff,
@@ -19,6 +25,47 @@ const h = useAuthHarness();
 
 const accessToken = (n: number) => h.idp.issued[n].access_token as string;
 const bearerOf = (index: number) => h.idp.to(API_URL)[index]?.headers.get('authorization');
+
+interface PagePortLike {
+  addEventListener(type: 'message', listener: (event: Event) => void): void;
+  postMessage(message: unknown): void;
+}
+
+/**
+ * What the pages opened from now on send to their engine and receive from it, over the shared worker's
+ * port or the in-page host's channel: everything that crosses into a page's client.
+ */
+function pageTraffic() {
+  const sent: { type?: string }[] = [];
+  const received: unknown[] = [];
+  const tap = (port: PagePortLike) => {
+    port.addEventListener('message', (event) => received.push((event as MessageEvent).data));
+    const post = port.postMessage.bind(port);
+    port.postMessage = (message) => (sent.push(message as { type?: string }), post(message));
+  };
+  const browser = h.port;
+  h.port = () => {
+    const port = browser();
+    return {
+      ...port,
+      sharedWorker(name) {
+        const worker = port.sharedWorker(name);
+        if (worker) tap(worker.port);
+        return worker;
+      },
+    };
+  };
+  onTestFinished(() => void (h.port = browser));
+  // The in-page host's channel: its second port is the page's end.
+  class Tapped extends FakeMessageChannel {
+    constructor() {
+      super();
+      tap(this.port2);
+    }
+  }
+  vi.stubGlobal('MessageChannel', Tapped);
+  return { sent, received, commands: (type: string) => sent.filter((message) => message.type === type) };
+}
 
 describe('allow-list', () => {
   it.each([
@@ -125,6 +172,7 @@ describe('allow-list', () => {
 describe('401 and 403', () => {
   it('concurrent 401 invalid_token: exactly one renewal, then one replay of each with the new token', async () => {
     h.idp.refreshTokens = true;
+    const traffic = pageTraffic();
     const tab = await h.signIn();
     h.idp.validAccessTokens.delete(accessToken(0));
     const release = deferred<void>();
@@ -134,9 +182,8 @@ describe('401 and 403', () => {
     };
     const calls = [1, 2, 3].map(() => tab.auth.fetch(API_URL));
     await vi.waitFor(() => expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1));
-    // Let every first attempt come back with its 401 before the renewal answers.
-    await vi.waitFor(() => expect(h.idp.to(API_URL)).toHaveLength(3));
-    await new Promise((resolve) => setTimeout(resolve, 0)); // one macrotask: every queued 401 is handled
+    // Every first attempt has come back with its 401 and asked the engine to renew before the renewal answers.
+    await vi.waitFor(() => expect(traffic.commands('renew')).toHaveLength(3));
     release.resolve();
     const responses = await Promise.all(calls);
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
@@ -144,6 +191,25 @@ describe('401 and 403', () => {
     const bearers = h.idp.to(API_URL).map((r) => r.headers.get('authorization'));
     expect(bearers).toEqual([...Array(3).fill(`Bearer ${accessToken(0)}`), ...Array(3).fill(`Bearer ${accessToken(1)}`)]);
     expect(tab.state.status).toBe('signed-in');
+  });
+
+  it('two tabs refused the same token at once: one renewal for both, each replays with the new token', async () => {
+    h.idp.refreshTokens = true;
+    const traffic = pageTraffic();
+    const tabs = [await h.signIn(), await h.loadAt(APP_URL)];
+    expect(tabs[1].state.status).toBe('signed-in');
+    h.idp.validAccessTokens.delete(accessToken(0));
+    const release = deferred<void>();
+    h.idp.token = async (request, standard) => (await release.promise, standard(request));
+    const calls = tabs.map((tab) => tab.auth.fetch(API_URL));
+    // Both tabs' 401s have reached the engine while the one renewal is under way.
+    await vi.waitFor(() => expect(traffic.commands('renew')).toHaveLength(2));
+    release.resolve();
+    expect((await Promise.all(calls)).map((r) => r.status)).toEqual([200, 200]);
+    expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
+    const bearers = h.idp.to(API_URL).map((r) => r.headers.get('authorization'));
+    expect(bearers).toEqual([...Array(2).fill(`Bearer ${accessToken(0)}`), ...Array(2).fill(`Bearer ${accessToken(1)}`)]);
+    expect(tabs.map((tab) => tab.state.status)).toEqual(['signed-in', 'signed-in']);
   });
 
   it('a 401 that arrives after another request renewed is replayed with the new token, without a second renewal', async () => {
@@ -493,5 +559,53 @@ describe('a drop-in fetch', () => {
     expect(failure).toBeInstanceOf(TypeError);
     expect(failure).not.toBeInstanceOf(AuthError);
     expect(h.idp.fetch.mock.calls.length).toBe(before);
+  });
+});
+
+describe('the refresh token never reaches a page', () => {
+  const NOTES = { resource: 'https://notes.example/', scope: 'notes.read' };
+
+  /** Every refresh token the provider issued, in order. */
+  const refreshTokens = () => h.idp.issued.map((body) => body.refresh_token as string).filter(Boolean);
+
+  it.each([
+    ['the shared worker', true],
+    ['an in-page engine', false],
+  ])(
+    'served by %s: after a sign-in, an API grant and a renewal, nothing a page received or stored holds one',
+    async (_name, shared) => {
+      h.sharedWorkers = shared;
+      h.idp.refreshTokens = true;
+      const traffic = pageTraffic();
+      const config = { ...testConfig(), apis: { [OTHER_API_ORIGIN]: NOTES } } as AppConfig;
+      const tab = await h.signIn({ config });
+      // The API's own token is obtained with the refresh token (RFC 8707), which rotates.
+      expect((await tab.auth.fetch(OTHER_API_URL)).status).toBe(200);
+      // The sign-in token refused: renewed with the refresh token, then replayed.
+      h.idp.validAccessTokens.delete(accessToken(0));
+      expect((await tab.auth.fetch(API_URL)).status).toBe(200);
+      expect(refreshTokens()).toHaveLength(3);
+      const received = JSON.stringify(traffic.received);
+      // The tap sees what the engine hands a page: every access token the APIs got came through it.
+      for (const request of [...h.idp.to(API_URL), ...h.idp.to(OTHER_API_URL)]) {
+        expect(received).toContain(request.headers.get('authorization')!.replace(/^Bearer /, ''));
+      }
+      for (const refreshToken of refreshTokens()) {
+        expect(received).not.toContain(refreshToken);
+        expect(JSON.stringify(traffic.sent)).not.toContain(refreshToken);
+        expect(allStorage()).not.toContain(refreshToken);
+      }
+    },
+  );
+
+  it('a tab that joins the session receives none either', async () => {
+    h.idp.refreshTokens = true;
+    const traffic = pageTraffic();
+    await h.signIn();
+    const joined = await h.loadAt(APP_URL);
+    expect(joined.state.status).toBe('signed-in');
+    expect((await joined.auth.fetch(API_URL)).status).toBe(200);
+    expect(JSON.stringify(traffic.received)).toContain(accessToken(0));
+    expect(JSON.stringify(traffic.received)).not.toContain(refreshTokens()[0]);
   });
 });

@@ -2,8 +2,9 @@
 // and path is a callback, and only response parameters leave the URL (RFC 6749 §4.1.2, RFC 9207, RFC
 // 9700 §2.1.2); the app's place to come back to never leaves its origin. Then through an instance over
 // the fake identity service, observed at the edges (requests on the wire, storage, URL, session store):
-// what the app sends to the identity service, what it accepts back, what it leaves behind, a silent
-// restore after a reload, and the provider's sign-out coming back to the page the app named.
+// what the app sends to the identity service, what it accepts back, what it leaves behind; a reload that
+// shows the engine's session, or restores it silently where the engine has none; a stranger's page; two
+// instances on one page; the whole flow in both hosts; and the provider's sign-out coming back.
 import { describe, expect, it, vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import type { AppConfig } from '../../../config';
@@ -30,7 +31,7 @@ import { AuthError } from '../protocol/errors';
 import type { StandardClaims } from '../protocol/steps';
 import { createEvents } from './events';
 import { createSession } from '../svelte/session';
-import { safeReturnTo, takeCallbackResponse, takeSignOutReturn } from './signin';
+import { safeReturnTo, takeCallbackResponse, takeSignOutReturn } from '../protocol/callback';
 
 const h = useAuthHarness();
 
@@ -503,22 +504,63 @@ it('uses no endpoint other than the configured ones', async () => {
   expect(new Set(h.idp.requests.map((r) => r.url))).toEqual(new Set([TOKEN_URL, USERINFO_URL]));
 });
 
-describe('restore after a reload', () => {
+describe('a reload', () => {
   /**
    * A reload: memory gone, storage kept, the page at `hash`; `reloaded` false is a load by Back or a
-   * link. The hash route is the restore's returnTo, as a hash-routed app's main.ts passes it.
+   * link. The app's shared worker ends with the last page unless `keepWorker` (a browser that keeps it
+   * for keepSessionMs): where it ended, the engine holds no session and the page restores it with the
+   * provider. The hash route is the restore's returnTo, as a hash-routed app's main.ts passes it.
    */
-  async function reload(hash = '', { reloaded = true } = {}) {
+  async function reload(hash = '', { reloaded = true, keepWorker = false } = {}) {
     await h.closeTabs();
+    if (!keepWorker) h.endWorkers();
     setPageUrl(APP_URL + hash);
     h.reloaded = reloaded;
     const navigations = h.assign.mock.calls.length;
     const tab = h.newTab();
-    await tab.auth.start({ returnTo: hash.slice(1) || undefined });
+    tab.started = await tab.auth.start({ returnTo: hash.slice(1) || undefined });
     return { tab, navigated: h.assign.mock.calls.length > navigations };
   }
 
-  it('with the hint, a top-level prompt=none request brings the person back to the same route', async () => {
+  it('of a signed-in tab shows the session the shared worker holds: no navigation, no request to the identity service', async () => {
+    await h.signIn();
+    const requests = h.idp.requests.length;
+    const { tab, navigated } = await reload('#/api', { keepWorker: true });
+    expect(navigated).toBe(false);
+    expect(tab.state).toMatchObject({ status: 'signed-in', user: ALICE, error: null, known: true });
+    expect(tab.started).toEqual({});
+    // Back or a link within the restore guard's window finds it just the same: the guard is for restores.
+    const back = await reload('', { reloaded: false, keepWorker: true });
+    expect(back.navigated).toBe(false);
+    expect(back.tab.state).toMatchObject({ status: 'signed-in', user: ALICE });
+    expect(h.idp.requests).toHaveLength(requests);
+  });
+
+  it('once the worker has forgotten the session (keepSessionMs after the last page), restores with prompt=none', async () => {
+    vi.useFakeTimers();
+    await h.signIn();
+    await h.closeTabs();
+    await vi.advanceTimersByTimeAsync(120_000);
+    const { tab, navigated } = await reload('', { keepWorker: true });
+    expect(navigated).toBe(true);
+    expect(tab.state.status).toBe('redirecting');
+    expect(new URL(h.lastNavigation()).searchParams.get('prompt')).toBe('none');
+  });
+
+  it('where the engine ran in the page (no shared worker), restores with prompt=none', async () => {
+    h.sharedWorkers = false;
+    await h.signIn();
+    const { tab, navigated } = await reload('#/api', { keepWorker: true });
+    expect(navigated).toBe(true);
+    expect(tab.state.status).toBe('redirecting');
+    expect(new URL(h.lastNavigation()).searchParams.get('prompt')).toBe('none');
+    const restored = await h.completeCallback(h.idp.approve(h.lastNavigation()));
+    expect(restored.state).toMatchObject({ status: 'signed-in', user: ALICE });
+    expect(restored.started).toEqual({ returnTo: '/api' });
+    expect(h.workers.size).toBe(0);
+  });
+
+  it('where the worker ended, a top-level prompt=none request brings the person back to the same route', async () => {
     await h.signIn();
     const { tab, navigated } = await reload('#/api');
     expect(navigated).toBe(true);
@@ -627,12 +669,22 @@ describe('bounded callback values', () => {
 });
 
 describe('a sign-in that cannot start', () => {
-  it('shows a failure with a way forward instead of waiting forever, and the bug is thrown on', async () => {
+  it('shows a failure with a way forward instead of waiting forever; a bug where the engine runs is reported there', async () => {
     const tab = h.newTab();
     await tab.auth.start();
     const bug = new TypeError('crypto.subtle is unavailable');
     vi.spyOn(crypto.subtle, 'digest').mockRejectedValue(bug);
-    await expect(tab.auth.signIn({ returnTo: '/api' })).rejects.toBe(bug);
+    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
+    await tab.auth.signIn({ returnTo: '/api' });
+    expect(tab.state).toMatchObject({ status: 'error', error: { code: 'invalid_response', returnTo: '/api' } });
+    expect(consoleError).toHaveBeenCalledWith(bug);
+    expect(h.assign).not.toHaveBeenCalled();
+  });
+
+  it("a caller's bug (a step-up value that is no scope) is shown as a failure, then thrown on in the page", async () => {
+    const tab = h.newTab();
+    await tab.auth.start();
+    await expect(tab.auth.signIn({ returnTo: '/api', scope: 'no\nscope' })).rejects.toBeInstanceOf(TypeError);
     expect(tab.state).toMatchObject({ status: 'error', error: { code: 'invalid_response', returnTo: '/api' } });
     expect(h.assign).not.toHaveBeenCalled();
   });
@@ -717,9 +769,10 @@ async function signInAt(expiresIn: number) {
 }
 
 describe('whether a person is known (the header offers sign-out exactly then)', () => {
-  /** A reload of the app (memory gone, storage kept) that restores when the hint says so. */
+  /** A reload of the app (memory gone, storage kept, the worker ended) that restores when the hint says so. */
   async function reload() {
     await h.closeTabs();
+    h.endWorkers();
     setPageUrl(APP_URL);
     h.reloaded = true;
     const tab = h.newTab();
@@ -808,5 +861,85 @@ describe('whether a person is known (the header offers sign-out exactly then)', 
   it('a callback that answers nothing of this tab is a notice that knows no one', async () => {
     const tab = await h.loadAt(`${APP_URL}?code=c&state=nobody`);
     expect(tab.state).toMatchObject({ status: 'signed-out', error: { code: 'unknown_transaction' }, known: false });
+  });
+});
+
+describe("a stranger's page (no hint: nobody has signed in in this browser)", () => {
+  it('settles signed out at once, without connecting: no worker started, no request', async () => {
+    const tab = await h.loadAt(APP_URL);
+    expect(tab.state).toEqual(noSession('signed-out'));
+    expect(h.workers.size).toBe(0);
+    expect(h.locks.held()).toEqual([]);
+    expect(h.idp.requests).toHaveLength(0);
+  });
+
+  it('joins the session when another tab signs in, with no request of its own', async () => {
+    const stranger = await h.loadAt(APP_URL);
+    await h.signIn();
+    await vi.waitFor(() => expect(stranger.state).toMatchObject({ status: 'signed-in', user: ALICE, known: true }));
+    expect(h.idp.tokenRequests()).toHaveLength(1);
+    expect(h.idp.to(USERINFO_URL)).toHaveLength(1);
+  });
+});
+
+describe('two instances on one page', () => {
+  it('a callback another instance waits for is left in the URL for it, which completes it', async () => {
+    const other = testConfig({ clientId: 'other-spa' });
+    h.idp.idTokenExtra = { aud: 'other-spa' };
+    const callback = h.idp.approve(await h.startSignIn({ config: other }));
+    const mine = await h.loadAt(`${APP_URL}?${callback}`);
+    expect(mine.state).toEqual(noSession('signed-out'));
+    expect(location.href).toBe(`${APP_URL}?${callback}`);
+    expect(h.idp.tokenRequests()).toHaveLength(0);
+    const theirs = h.newTab(other);
+    await theirs.auth.start();
+    expect(theirs.state).toMatchObject({ status: 'signed-in', user: ALICE });
+    expect(location.href).toBe(APP_URL);
+    expect(h.idp.tokenRequests()).toHaveLength(1);
+  });
+});
+
+describe.each([
+  ['the shared worker', true],
+  ['each page (no shared worker)', false],
+])('the whole flow with the engine in %s', (_host, sharedWorkers) => {
+  /** Opens another tab of the app (a reload is one too); where it restores with the provider, the provider approves. */
+  async function open() {
+    setPageUrl(APP_URL);
+    h.reloaded = true;
+    const requests = h.idp.requests.length;
+    const navigations = h.assign.mock.calls.length;
+    const tab = h.newTab();
+    await tab.auth.start();
+    const restored = h.assign.mock.calls.length > navigations;
+    if (restored) expect(new URL(h.lastNavigation()).searchParams.get('prompt')).toBe('none');
+    // Only where the page ran the engine does a new page ask the provider: the worker has the session.
+    expect({ restored, requests: h.idp.requests.length > requests }).toEqual({ restored: !sharedWorkers, requests: false });
+    if (!restored) return tab;
+    // The page left for the identity service: nothing of it lives on.
+    await h.close(tab);
+    return h.completeCallback(h.idp.approve(h.lastNavigation()));
+  }
+
+  it('sign-in, a reload, another tab, and a sign-out that reaches the other tab', async () => {
+    h.sharedWorkers = sharedWorkers;
+    const first = await h.signIn();
+    await h.close(first);
+    const reloaded = await open();
+    expect(reloaded.state).toMatchObject({ status: 'signed-in', user: ALICE });
+    const other = await open();
+    expect(other.state).toMatchObject({ status: 'signed-in', user: ALICE });
+    expect(h.workers.size).toBe(sharedWorkers ? 1 : 0);
+    const reasons: string[] = [];
+    other.auth.on('signed-out', ({ reason }) => reasons.push(reason));
+    reloaded.auth.signOut();
+    expect(reloaded.state).toEqual(noSession('signed-out'));
+    await vi.waitFor(() => expect(other.state).toEqual(noSession('signed-out')));
+    expect(reasons).toEqual(['other-tab']);
+    // Nobody comes back on the next page: the browser's hint says signed out.
+    await h.closeTabs();
+    const after = h.newTab();
+    await after.auth.start();
+    expect(after.state).toEqual(noSession('signed-out'));
   });
 });

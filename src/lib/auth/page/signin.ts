@@ -116,6 +116,9 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
       return { returnTo };
     } catch (e) {
       const err = authErrorOrShow(e, (bug) => fail(bug, pending?.returnTo));
+      // The session ended while the code was exchanged (a sign-out here or in another page): that wins,
+      // and the exchange it aborted is no error to show.
+      if (state.session.current.status === 'signed-out') return {};
       if (!pending?.silent || !QUIET.includes(err.code)) {
         fail(err, pending?.returnTo);
         return {};
@@ -138,7 +141,8 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
       const b = browser();
       const s = storage();
       const callback =
-        takeCallbackResponse(b, parts.redirectUri, (sent) => s.answersOther(sent)) ?? takeSignOutReturn(b, parts.postLogoutRedirectUri);
+        takeCallbackResponse(b, parts.redirectUri, (sent) => s.answersOther(sent)) ??
+        takeSignOutReturn(b, parts.postLogoutRedirectUri);
       // A response with only `state` is the provider's sign-out coming back, never a sign-in.
       if (callback && [...callback.params.keys()].join() === 'state') signOutReturned(callback.params.get('state'));
       else if (callback) return complete(callback);

@@ -1,10 +1,12 @@
-// A token per API (RFC 8707): an origin of `apis` gets a token obtained for its resource with the
-// refresh token, cached per origin, renewed on its own; every other origin keeps the sign-in token.
+// A token per API (RFC 8707): an origin of `apis` gets a token the session engine obtains for its
+// resource with the refresh token, caches per origin for every tab, and renews on its own; every other
+// origin keeps the sign-in token.
 import { describe, expect, it, vi } from 'vitest';
 import { useAuthHarness } from '../../../testing/auth-harness';
 import {
   API_ORIGIN,
   API_URL,
+  APP_URL,
   OTHER_API_ORIGIN,
   OTHER_API_URL,
   USERINFO_URL,
@@ -15,7 +17,7 @@ import {
   testConfig,
 } from '../../../testing/fake-idp';
 import type { AppConfig } from '../../../config';
-import { apiParams, apisByOrigin, isApiRequest, type ApiOptions } from './apis';
+import { apiParams, apisByOrigin, type ApiOptions } from './apis';
 import { AuthError, stepUpFor } from './errors';
 
 const NOTES = { resource: 'https://notes.example/', scope: 'notes.read', stepUpScopes: 'notes.write' };
@@ -98,6 +100,22 @@ describe('requests to an API of apis', () => {
     const responses = await Promise.all([1, 2, 3].map(() => tab.auth.fetch(API_URL)));
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
+  });
+
+  it("two tabs' requests to an API cause one token request for it: the session's one engine holds the API's token", async () => {
+    h.idp.refreshTokens = true;
+    const config = withApis({ [API_ORIGIN]: NOTES });
+    const tabs = [await h.signIn({ config }), await h.loadAt(APP_URL, config)];
+    expect(tabs[1].state.status).toBe('signed-in');
+    const responses = await Promise.all(tabs.map((tab) => tab.auth.fetch(API_URL)));
+    expect(responses.map((r) => r.status)).toEqual([200, 200]);
+    // Later requests of either tab get the same cached token.
+    expect((await tabs[1].auth.fetch(API_URL)).status).toBe(200);
+    expect((await tabs[0].auth.fetch(API_URL)).status).toBe(200);
+    const grants = h.idp.tokenRequests('refresh_token');
+    expect(grants.map((grant) => grant.form.get('resource'))).toEqual([NOTES.resource]);
+    const apiToken = h.idp.issued[1].access_token as string;
+    expect(h.idp.to(API_URL).map(bearer)).toEqual(Array(4).fill(apiToken));
   });
 
   it('a rotated refresh token becomes the session’s: the sign-in token still renews after', async () => {
@@ -294,24 +312,5 @@ describe('helpers', () => {
     expect(apiParams(NOTES)).toEqual({ resource: NOTES.resource, scope: 'notes.read' });
     expect(apiParams({ resource: 'r' })).toEqual({ resource: 'r' });
     expect(apiParams({ resource: 'r' }, added)).toEqual({ resource: 'r' });
-  });
-
-  it('isApiRequest: only the request this instance itself makes for one of its APIs', () => {
-    const apis = [NOTES, { resource: 'https://other.example' }];
-    expect(isApiRequest(apis, { resource: NOTES.resource, scope: NOTES.scope })).toBe(true);
-    expect(isApiRequest(apis, { resource: 'https://other.example' })).toBe(true);
-    for (const params of [
-      { resource: 'https://evil.example', scope: NOTES.scope },
-      { resource: NOTES.resource, scope: `${NOTES.scope} admin` },
-      { resource: NOTES.resource, scope: `${NOTES.scope} notes.write` },
-      { resource: NOTES.resource },
-      { resource: 'https://other.example', scope: 'admin' },
-    ]) {
-      expect(isApiRequest(apis, params)).toBe(false);
-    }
-    // What a step-up added for an API is part of that API's request, and of no other's.
-    const added = { [NOTES.resource]: 'notes.write' };
-    expect(isApiRequest(apis, { resource: NOTES.resource, scope: `${NOTES.scope} notes.write` }, added)).toBe(true);
-    expect(isApiRequest(apis, { resource: 'https://other.example', scope: 'notes.write' }, added)).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 // APIs with tokens of their own (RFC 8707): for an origin of `apis`, auth.fetch sends a token obtained
 // for that API's resource with the session's refresh token (§2.2), never the sign-in token, so a token
-// taken from one API is useless at another. The vault (vault.ts) obtains and keeps them.
+// taken from one API is useless at another. The session engine's vault (session/tokens.ts) obtains and keeps them.
 import type { ResourceParams } from './steps';
 import { unionScope } from './scope';
 
@@ -27,13 +27,3 @@ export function apiParams(api: ApiOptions, added: Record<string, string> = {}): 
   const scope = unionScope(api.scope, added[api.resource]);
   return scope ? { resource: api.resource, scope } : { resource: api.resource };
 }
-
-/** Whether `params` is what this instance itself would ask for one of its APIs: nothing else is granted for another tab. */
-export const isApiRequest = (apis: Iterable<ApiOptions>, params: ResourceParams, added?: Record<string, string>) =>
-  [...apis].some((api) => {
-    const own = apiParams(api, added);
-    return (
-      own.resource === params.resource &&
-      ('scope' in own ? own.scope : undefined) === ('scope' in params ? params.scope : undefined)
-    );
-  });

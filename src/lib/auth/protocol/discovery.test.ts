@@ -1,12 +1,21 @@
-// Discovery (discovery.ts, OIDC Discovery 1.0 §4): an instance given only its issuer reads the
-// provider's metadata once, bounded and timed, with its issuer compared exactly and its endpoints'
-// schemes checked; what the options set wins; the metadata is kept for the app's other pages. Observed
-// at the edges: the requests on the wire, the authorization request, the session's error, storage.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+// Discovery (discovery.ts, OIDC Discovery 1.0 §4): an instance given only its issuer has its session
+// engine read the provider's metadata once, bounded and timed, with its issuer compared exactly and its
+// endpoints' schemes checked; what the options set wins; the metadata is kept in the engine's memory
+// for every page it serves, never in the origin's storage. Observed at the edges: the requests on the
+// wire, the authorization request, the session's error, storage.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useAuthHarness } from '../../../testing/auth-harness';
-import { ACCOUNT_URL, AUTHORIZE_URL, CLIENT_ID, json, setPageUrl, TOKEN_URL, USERINFO_URL } from '../../../testing/fake-idp';
+import {
+  ACCOUNT_URL,
+  allStorage,
+  AUTHORIZE_URL,
+  CLIENT_ID,
+  json,
+  setPageUrl,
+  TOKEN_URL,
+  USERINFO_URL,
+} from '../../../testing/fake-idp';
 import { assembleAuth, type Auth, type ClientOptions, type ServerEndpoints } from '../auth';
-import { METADATA_TTL_MS } from './discovery';
 import { appNames } from '../browser/storage';
 
 const h = useAuthHarness();
@@ -20,29 +29,31 @@ const DOCUMENT = {
   end_session_endpoint: `${ACCOUNT_URL}/connect/endsession`,
   prompt_values_supported: ['none', 'login', 'create'],
 };
-const METADATA_KEY = appNames(ACCOUNT_URL, CLIENT_ID).key('metadata');
+/** Where earlier versions kept a copy of the document, for every script of the origin to rewrite. */
+const NAMES = appNames(ACCOUNT_URL, CLIENT_ID);
+const METADATA_KEY = NAMES.key('metadata');
 
 /** The discovery document's answer; everything else goes to the fake identity service. */
 let document: (request: Request) => Response | Promise<Response>;
 const discoveries = () => h.idp.requests.filter((r) => r.url === WELL_KNOWN);
 const instances: Auth[] = [];
 
-function tab(options: Partial<ClientOptions> & { issuer?: string; server?: Partial<ServerEndpoints> } = {}): Auth {
-  const port = h.port();
-  const network = async (request: Request) => {
-    if (request.url !== WELL_KNOWN) return h.idp.fetch(request);
-    h.idp.requests.push({
-      url: request.url,
-      method: request.method,
-      headers: request.headers,
-      form: new URLSearchParams(),
-      init: request,
-    } as never);
+beforeEach(() => {
+  // The network of every engine, in the shared worker or in a page, answers the document with `document`.
+  const standard = h.idp.fetch.getMockImplementation()!;
+  h.idp.fetch.mockImplementation(async (input, init) => {
+    const request = new Request(input, init);
+    if (request.url !== WELL_KNOWN) return standard(input, init);
+    h.idp.requests.push({ url: request.url, method: request.method, headers: request.headers, init: request } as never);
     return document(request);
-  };
+  });
+});
+
+/** A new page of the app with these options. */
+function tab(options: Partial<ClientOptions> & { issuer?: string; server?: Partial<ServerEndpoints> } = {}): Auth {
   const auth = assembleAuth(
     { issuer: ACCOUNT_URL, clientId: CLIENT_ID, redirectUri: 'http://localhost:5173/', ...options },
-    { browser: () => port, network },
+    { browser: h.port, network: (request) => h.idp.fetch(request) },
   );
   instances.push(auth);
   return auth;
@@ -75,32 +86,55 @@ describe('a good document', () => {
     expect(init.credentials).toBe('omit');
   });
 
-  it('is shared with the next page of the app for an hour, then read again', async () => {
+  it("is kept in the engine's memory for every page it serves, read again only by an engine started anew", async () => {
     document = () => json(DOCUMENT);
     await signIn(tab());
-    expect(JSON.parse(localStorage.getItem(METADATA_KEY)!).doc).toEqual(DOCUMENT);
     await signIn(tab());
     expect(discoveries()).toHaveLength(1);
-    const now = Date.now();
-    vi.spyOn(Date, 'now').mockReturnValue(now + METADATA_TTL_MS);
+    // The browser ended the shared worker (its last page gone, no extended lifetime): its memory with it.
+    h.endWorkers();
     await signIn(tab());
     expect(discoveries()).toHaveLength(2);
   });
 
-  it('a stored copy that fails the checks (written by another script of the origin) is read again', async () => {
-    localStorage.setItem(METADATA_KEY, JSON.stringify({ at: Date.now(), doc: { ...DOCUMENT, issuer: 'https://evil.test' } }));
+  it("in the page (no shared worker), each page's engine reads it for itself", async () => {
+    h.sharedWorkers = false;
     document = () => json(DOCUMENT);
-    const url = await signIn(tab());
-    expect(url.origin + url.pathname).toBe(AUTHORIZE_URL);
+    const first = tab();
+    await signIn(first);
+    await signIn(first);
     expect(discoveries()).toHaveLength(1);
+    await signIn(tab());
+    expect(discoveries()).toHaveLength(2);
   });
 
-  it('a stored copy that is not JSON is read again', async () => {
-    localStorage.setItem(METADATA_KEY, '{');
-    document = () => json(DOCUMENT);
-    await signIn(tab());
-    expect(discoveries()).toHaveLength(1);
-  });
+  it.each([
+    ['in the page', false],
+    ['in the shared worker', true],
+  ])(
+    "is never kept in, nor read from, the origin's storage (%s): a planted copy sends no one elsewhere",
+    async (_name, workers) => {
+      h.sharedWorkers = workers;
+      // A copy as earlier versions kept it, fresh and with the right issuer, rewritten by another script of the origin.
+      const planted = {
+        ...DOCUMENT,
+        authorization_endpoint: 'https://evil.test/authorize',
+        token_endpoint: 'https://evil.test/token',
+      };
+      localStorage.setItem(METADATA_KEY, JSON.stringify({ at: Date.now(), doc: planted }));
+      const read = vi.spyOn(localStorage, 'getItem');
+      document = () => json(DOCUMENT);
+      const url = await signIn(tab());
+      expect(url.origin + url.pathname).toBe(AUTHORIZE_URL);
+      expect(discoveries()).toHaveLength(1);
+      const keys = read.mock.calls.map(([key]) => key);
+      expect(keys).toContain(NAMES.key('hint')); // the spy sees the page's reads
+      expect(keys).not.toContain(METADATA_KEY);
+      // Nothing of the document was written anywhere either.
+      localStorage.removeItem(METADATA_KEY);
+      expect(allStorage()).not.toContain('authorization_endpoint');
+    },
+  );
 
   it('makes prompt=create possible where the provider advertises it', async () => {
     document = () => json(DOCUMENT);
@@ -157,20 +191,25 @@ describe('refused: discovery_failed with the reason, and nothing else is sent', 
     document = answer;
     const auth = tab();
     await auth.start();
+    await auth.signIn();
     expect(auth.session.current).toMatchObject({
       status: 'error',
       error: { code: 'discovery_failed', reason, host: 'localhost:9010' },
     });
     expect(h.idp.requests.filter((r) => r.url !== WELL_KNOWN)).toEqual([]);
-    expect(localStorage.getItem(METADATA_KEY)).toBeNull();
+    expect(h.assign).not.toHaveBeenCalled();
     expect(discoveries()).toHaveLength(1);
   });
 
   it("a failure is read again at the next attempt (the alert's Try again), not before", async () => {
     document = () => json({ ...DOCUMENT, issuer: 'https://evil.test' });
     const auth = tab();
+    // A stranger's page asks nothing of the engine: the first read is the first sign-in's.
     await auth.start();
+    expect(discoveries()).toHaveLength(0);
+    await auth.signIn();
     expect(auth.session.current.error).toMatchObject({ code: 'discovery_failed', reason: 'issuer_mismatch' });
+    expect(discoveries()).toHaveLength(1);
     await auth.signIn();
     expect(h.assign).not.toHaveBeenCalled();
     expect(discoveries()).toHaveLength(2);
@@ -191,6 +230,7 @@ describe('refused: discovery_failed with the reason, and nothing else is sent', 
       new Promise((_resolve, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason)));
     const auth = tab({ timeoutMs: 100 });
     await auth.start();
+    await auth.signIn();
     expect(auth.session.current.error).toMatchObject({ code: 'discovery_failed', reason: 'timeout' });
   });
 
@@ -199,6 +239,7 @@ describe('refused: discovery_failed with the reason, and nothing else is sent', 
     document = () => json(DOCUMENT);
     const auth = tab({ issuer: 'http://id.example.test' });
     await auth.start();
+    await auth.signIn();
     expect(auth.session.current.error).toMatchObject({ code: 'discovery_failed', reason: 'insecure_endpoint' });
     expect(h.idp.requests).toEqual([]);
   });

@@ -1,14 +1,34 @@
-// DPoP (RFC 9449), opt-in: tokens bound to a non-extractable key of this page load.
-import { describe, expect, it, vi } from 'vitest';
+// DPoP (RFC 9449), opt-in: tokens bound to a non-extractable key of the session, which lives in the
+// session engine and is cloned to each page's client for the proofs of its requests.
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { useAuthHarness } from '../../../testing/auth-harness';
-import { API_URL, TOKEN_URL, USERINFO_URL, allStorage, json, NAMES } from '../../../testing/fake-idp';
+import { useAuthHarness, type Harness } from '../../../testing/auth-harness';
+import { API_URL, APP_URL, TOKEN_URL, USERINFO_URL, allStorage, json, NAMES } from '../../../testing/fake-idp';
 
 const proofOf = (request: { headers: Headers }) => {
   const proof = request.headers.get('dpop');
   if (!proof) throw new Error('no DPoP proof');
   return { header: decodeProtectedHeader(proof), claims: decodeJwt(proof) };
 };
+
+/** The key pairs the engine's token answers carried to the pages opened from now on. */
+function keysPagesReceived(h: Harness): CryptoKeyPair[] {
+  const keys: CryptoKeyPair[] = [];
+  const browser = h.port;
+  h.port = () => {
+    const port = browser();
+    return {
+      ...port,
+      sharedWorker(name) {
+        const worker = port.sharedWorker(name);
+        worker?.port.addEventListener('message', ({ data }) => data.answer?.keys && keys.push(data.answer.keys));
+        return worker;
+      },
+    };
+  };
+  onTestFinished(() => void (h.port = browser));
+  return keys;
+}
 
 describe('with dpop on', () => {
   const h = useAuthHarness({ dpop: true });
@@ -29,11 +49,24 @@ describe('with dpop on', () => {
     const api = h.idp.to(API_URL)[0];
     expect(proofOf(api).claims).toMatchObject({ htm: 'GET', htu: API_URL });
     expect(typeof proofOf(api).claims.ath).toBe('string');
-    // One key for the page load: the same public key in every proof, and no private part in it.
+    // One key for the session: the same public key in every proof, and no private part in it.
     const keys = [exchange, userinfo, api].map((r) => JSON.stringify(proofOf(r).header.jwk));
     expect(new Set(keys).size).toBe(1);
     expect(proofOf(api).header.jwk).not.toHaveProperty('d');
     expect(allStorage()).toBe(`${NAMES.key('hint')}=1`);
+  });
+
+  it("the session's key: another tab's proofs carry it, and the private key a page gets cannot be exported", async () => {
+    h.idp.dpop = true;
+    const keys = keysPagesReceived(h);
+    await h.signIn();
+    const second = await h.loadAt(APP_URL);
+    expect((await second.auth.fetch(API_URL)).status).toBe(200);
+    const [exchange] = h.idp.tokenRequests('authorization_code');
+    const [api] = h.idp.to(API_URL);
+    expect(proofOf(api).header.jwk).toEqual(proofOf(exchange).header.jwk);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const pair of keys) expect([pair.privateKey.extractable, pair.privateKey.type]).toEqual([false, 'private']);
   });
 
   it('a proof goes with every refresh, and the renewed token is bound too', async () => {

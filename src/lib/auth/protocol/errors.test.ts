@@ -1,32 +1,14 @@
-// The one place where failures become AuthErrors: known ones mapped with their cause kept, bugs thrown on.
+// AuthError and its codes (errors.ts): what a store may hold, server text bounded, a bug shown then
+// thrown on, and the sign-in an error asks for.
 import { describe, expect, it, vi } from 'vitest';
-import * as oauth from 'oauth4webapi';
-import { AuthError, bounded, publicError, stepUpFor } from './errors';
-import { toAuthError, toAuthErrorOrShow } from './failures';
+import { AuthError, authErrorOrShow, bounded, publicError, stepUpFor } from './errors';
 
-it('keeps an AuthError as it is', () => {
-  const err = new AuthError('timeout', { host: 'h' });
-  expect(toAuthError(err)).toBe(err);
-});
-
-it('maps an abort and a response that is not JSON, keeping the original as cause', () => {
-  const abort = new DOMException('stopped', 'AbortError');
-  expect(toAuthError(abort)).toMatchObject({ code: 'aborted', cause: abort });
-  const syntax = new SyntaxError('Unexpected token <');
-  expect(toAuthError(syntax)).toMatchObject({ code: 'invalid_response', cause: syntax });
-});
-
-it('lets a bug stay a bug: a TypeError is thrown on, not dressed up as an AuthError', () => {
-  const bug = new TypeError('x is not a function');
-  expect(() => toAuthError(bug)).toThrow(bug);
-});
-
-it('toAuthErrorOrShow shows a bug as invalid_response, so no view waits forever, and throws it on', () => {
+it('authErrorOrShow shows a bug as invalid_response, so no view waits forever, and throws it on', () => {
   const show = vi.fn();
   const bug = new TypeError('oops');
-  expect(() => toAuthErrorOrShow(bug, show)).toThrow(bug);
+  expect(() => authErrorOrShow(bug, show)).toThrow(bug);
   expect(show).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ code: 'invalid_response' }));
-  expect(toAuthErrorOrShow(new AuthError('timeout'), show).code).toBe('timeout');
+  expect(authErrorOrShow(new AuthError('timeout'), show).code).toBe('timeout');
   expect(show).toHaveBeenCalledTimes(1);
 });
 
@@ -42,27 +24,6 @@ it('server text is only cut to length, never altered: cleaning it for display is
   const description = `<b>\u202e${'x'.repeat(300)}`;
   expect(bounded(description, 200)).toBe(description.slice(0, 200));
   expect(bounded('short', 200)).toBe('short');
-});
-
-/** The error oauth4webapi raises for a protected resource's challenge (RFC 6750 §3), e.g. at userinfo. */
-async function challengeFrom(status: number, header: string) {
-  const answer = async () => new Response(null, { status, headers: { 'www-authenticate': header } });
-  return oauth
-    .protectedResourceRequest('t', 'GET', new URL('https://auth.example/userinfo'), new Headers(), null, {
-      [oauth.customFetch]: answer,
-    })
-    .catch((err: unknown) => err);
-}
-
-it.each([
-  [401, 'Bearer error="invalid_token"', 'session_expired', 'invalid_token'],
-  [403, 'DPoP error="insufficient_scope", algs="ES256"', 'insufficient_scope', 'insufficient_scope'],
-  [400, 'Bearer error="invalid_request"', 'http_error', 'invalid_request'],
-  [401, 'Basic realm="x"', 'http_error', 'unauthorized'],
-])('a %i challenge %s at userinfo is %s', async (status, header, code, oauthError) => {
-  const err = await challengeFrom(status, header);
-  expect(err).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
-  expect(toAuthError(err)).toMatchObject({ code, oauthError, status, cause: err });
 });
 
 describe('stepUpFor', () => {

@@ -38,6 +38,8 @@ export interface StepUp {
   acr_values?: string;
   /** Seconds. */
   max_age?: number;
+  /** The person the step-up is for: an answer naming another is refused (`account_changed`). */
+  sub?: string;
 }
 
 /** What `signIn()` may ask beyond a plain sign-in; the names are the authorization parameters' (OIDC Core §3.1.2.1). */

@@ -1,4 +1,4 @@
-// The protocol steps (protocol.ts): what the token and userinfo answers must be to be taken, the claims
+// The protocol steps (steps.ts): what the token and userinfo answers must be to be taken, the claims
 // as a session keeps them, and each step over the network it is given. The answers' checks are seen
 // through an instance over the fake identity service: what reaches the session store and storage.
 import { describe, expect, it, vi } from 'vitest';

@@ -3,7 +3,16 @@
 // checked, and a shortfall is step_up_failed.
 import { describe, expect, it } from 'vitest';
 import { useAuthHarness, type Tab } from '../../../testing/auth-harness';
-import { API_ORIGIN, APP_URL, NAMES, OTHER_API_ORIGIN } from '../../../testing/fake-idp';
+import {
+  ALICE,
+  API_ORIGIN,
+  API_URL,
+  APP_URL,
+  BOB,
+  FakeBroadcastChannel,
+  NAMES,
+  OTHER_API_ORIGIN,
+} from '../../../testing/fake-idp';
 import { AuthError } from './errors';
 import { MAX_AGE_LIMIT_S } from './scope';
 import { stepUpRequest } from './stepup';
@@ -38,6 +47,7 @@ describe('the authorization request', () => {
       added: 'notes.write openid',
       acr_values: 'urn:example:mfa urn:example:pwd',
       max_age: 300,
+      sub: ALICE.sub,
     });
   });
 
@@ -51,6 +61,7 @@ describe('the authorization request', () => {
       scope: `${h.config.scope} notes.read other.read notes.write`,
       added: 'notes.write',
       apis: { [NOTES.resource]: 'notes.write' },
+      sub: ALICE.sub,
     });
     const back = await h.completeCallback(h.idp.approve(h.lastNavigation()), config);
     await back.auth.signIn({ max_age: 0 });
@@ -58,7 +69,9 @@ describe('the authorization request', () => {
       scope: first.scope,
       apis: { [NOTES.resource]: 'notes.write' },
       max_age: 0,
+      sub: ALICE.sub,
     });
+    // A plain sign-in keeps asking for what step-ups added, but names no person: anyone may sign in.
     await back.auth.signIn();
     expect(JSON.parse(sessionStorage.getItem(NAMES.key('tx'))!).stepUp).toEqual({
       scope: first.scope,
@@ -188,6 +201,52 @@ describe('after the callback', () => {
     const back = await approve(await stepUpFrom({ max_age: 0 }));
     expect(back.state.error).not.toBeInstanceOf(AuthError);
     expect(back.state.error).toEqual({ code: 'step_up_failed', max_age: 0, returnTo: new URL(APP_URL).pathname });
+  });
+});
+
+describe('answered as another person', () => {
+  it("is account_changed and changes nothing: the session, its tokens and its scope stay the first person's", async () => {
+    const tab = await h.signIn();
+    const other = await h.loadAt(APP_URL);
+    expect((await tab.auth.fetch(API_URL)).status).toBe(200);
+    const token = h.idp.to(API_URL).at(-1)!.headers.get('authorization');
+    const alices = h.idp.issued.flatMap((body) => [body.access_token, body.refresh_token]).filter(Boolean);
+    await tab.auth.signIn({ scope: 'notes.write', returnTo: '/notes' });
+    await h.close(tab); // the page left for the identity service
+    h.idp.user = BOB;
+    const back = await approve(new URL(h.lastNavigation()));
+    expect(back.state).toMatchObject({ status: 'error', user: null, error: { code: 'account_changed', returnTo: '/notes' } });
+    expect(back.started).toEqual({});
+    // Bob's tokens were issued, and are never used (revoked where the provider can); nothing of Alice's was revoked.
+    expect(h.idp.issued.at(-1)!.id_token).toBeDefined();
+    expect(h.idp.revoked().filter((token) => alices.includes(token))).toEqual([]);
+    // The app's other page still shows Alice, and a new one joins her session.
+    expect(other.state).toMatchObject({ status: 'signed-in', user: { sub: ALICE.sub } });
+    const next = await h.loadAt(APP_URL);
+    expect(next.state).toMatchObject({ status: 'signed-in', user: { sub: ALICE.sub } });
+    // With her token, not one of Bob's,
+    expect((await next.auth.fetch(API_URL)).status).toBe(200);
+    expect(h.idp.to(API_URL).at(-1)!.headers.get('authorization')).toBe(token);
+    // and her scope: the next sign-in asks for no notes.write.
+    await next.auth.signIn();
+    expect(new URL(h.lastNavigation()).searchParams.get('scope')).toBe(h.config.scope);
+    expect(JSON.parse(sessionStorage.getItem(NAMES.key('tx'))!)).not.toHaveProperty('stepUp');
+  });
+  it("in the page (no shared worker) too: the callback page's new engine knows the person from the pending step-up", async () => {
+    h.sharedWorkers = false;
+    const tab = await h.signIn();
+    await tab.auth.signIn({ scope: 'notes.write' });
+    expect(JSON.parse(sessionStorage.getItem(NAMES.key('tx'))!).stepUp.sub).toBe(ALICE.sub);
+    await h.close(tab);
+    h.idp.user = BOB;
+    const back = await approve(new URL(h.lastNavigation()));
+    expect(back.state).toMatchObject({ status: 'error', user: null, error: { code: 'account_changed' } });
+    // No session of Bob's began: this page's engine holds none, and no other tab heard of one.
+    await expect(back.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
+    expect(h.idp.to(API_URL)).toEqual([]);
+    const signals = FakeBroadcastChannel.posted.map(({ data }) => data as { type: string; sub?: string });
+    expect(signals).toContainEqual(expect.objectContaining({ type: 'signed-in', sub: ALICE.sub }));
+    expect(signals).not.toContainEqual(expect.objectContaining({ sub: BOB.sub }));
   });
 });
 

@@ -135,8 +135,14 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
       // What a step-up added to the session, and for which API, stays asked for by later sign-ins.
       const scope = vault.scope();
       const apis = vault.held()?.added;
-      const stepUp =
-        stepUpRequest(scope, ask, server.resources, apis) ?? (scope === server.scope && !apis ? undefined : { scope, apis });
+      const asked = stepUpRequest(scope, ask, server.resources, apis);
+      // A step-up names the person it is for, for the engine that takes the callback (in-page, a new one
+      // that knows no one); a plain sign-in keeps asking for what step-ups added, for anyone.
+      const stepUp = asked
+        ? { ...asked, ...(user && { sub: user.sub }) }
+        : scope === server.scope && !apis
+          ? undefined
+          : { scope, apis };
       return authorizationRequest(server, { returnTo, prompt, stepUp, hints: ask, now: now() });
     },
     async complete({ response, pending }) {
@@ -149,8 +155,13 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
       if (keys) vault.bind(keys);
       const finish = pending.stepUp ? completeStepUp : completeSignIn;
       const { tokens, user: person } = await finish<C>(server, vault.dpop(), callback, pending, now(), life);
-      // A step-up is the same person asking for more: another account's answer changes nothing.
-      if (pending.stepUp && user && person.sub !== user.sub) throw new AuthError('account_changed');
+      // A step-up is the same person asking for more: another account's answer changes nothing, and
+      // what it was given is revoked.
+      const stepped = pending.stepUp?.sub;
+      if (stepped !== undefined && person.sub !== stepped) {
+        revokeAll(server, tokens);
+        throw new AuthError('account_changed');
+      }
       const { stepUp } = pending;
       begin({ tokens, scope: stepUp?.scope ?? server.scope, added: stepUp?.apis, keys }, person);
       return { returnTo: pending.returnTo };
@@ -237,9 +248,12 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
     },
     /** Another host of the app (another tab's in-page engine) said the session ended, or another person began one. */
     heard(message: Heard) {
-      if (!user) return;
-      if (message.type === 'active') idle?.active();
-      else if (message.type === 'signed-out' || message.sub !== user.sub) signOut('other-tab');
+      // A session that ended on its own ends too: its page shows the sign-out, what it held is revoked.
+      if (message.type === 'signed-out') {
+        if (shared.status !== 'signed-out') signOut('other-tab');
+      } else if (!user) return;
+      else if (message.type === 'active') idle?.active();
+      else if (message.sub !== user.sub) signOut('other-tab');
     },
     /** Drops everything, timers included (the test kit, an instance destroyed). */
     destroy() {

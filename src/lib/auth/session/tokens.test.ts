@@ -1,7 +1,7 @@
 // The token vault on its own, over a fake clock and a scripted grant: when it renews, that every grant
 // runs in turn through one entry, how rotation and expiry apply, what a failed grant means, and what a
 // late answer does. Then through a whole instance over the fake identity service: expiry and renewal
-// with refresh tokens as the person sees them. (Across tabs: tabs tests.)
+// with refresh tokens as the person sees them, the vault in the session engine.
 import * as oauth from 'oauth4webapi';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useAuthHarness, type Tab } from '../../../testing/auth-harness';

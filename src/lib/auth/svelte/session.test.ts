@@ -6,6 +6,7 @@ import { tick } from 'svelte';
 import { get } from 'svelte/store';
 import { describe, expect, it, vi } from 'vitest';
 import { useAuthHarness } from '../../../testing/auth-harness';
+import { APP_URL } from '../../../testing/fake-idp';
 import type { Auth } from '../auth';
 import { authContext } from './context';
 import { AuthError } from '../protocol/errors';
@@ -222,5 +223,24 @@ describe('through an instance', () => {
     for (const state of seen) {
       for (const secret of [body.access_token, body.refresh_token, body.id_token]) expect(state).not.toContain(secret as string);
     }
+  });
+
+  it("a page that joins shows the engine's session as it is, offline included, and follows its changes", async () => {
+    vi.useFakeTimers();
+    h.idp.expiresIn = 300;
+    h.idp.refreshTokens = true;
+    const first = await h.signIn();
+    let failures = 1;
+    h.idp.token = (request, standard) => (failures-- > 0 ? Promise.reject(new TypeError('Failed to fetch')) : standard(request));
+    // The renewal at 240 s cannot reach the identity service: the session goes on, offline.
+    await vi.advanceTimersByTimeAsync(240_000);
+    expect(first.state).toMatchObject({ status: 'signed-in', offline: true });
+    const joining = await h.loadAt(APP_URL);
+    expect(joining.state).toEqual({ ...first.state, offline: true });
+    // The retry a backoff later works: both pages are online again, with the new expiry.
+    await vi.advanceTimersByTimeAsync(15_000);
+    for (const tab of [first, joining]) expect(tab.state).toMatchObject({ status: 'signed-in', offline: false });
+    expect(joining.state.expiresAt).toBe(first.state.expiresAt);
+    expect(first.state.expiresAt).toBeGreaterThan(Date.now() + 250_000);
   });
 });

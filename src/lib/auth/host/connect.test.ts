@@ -1,0 +1,100 @@
+// The page's connection to the engine (connect.ts): the app's shared worker where it starts, else an
+// engine in this page; the page's lock held while it lives; every command answered or late (`timeout`).
+import { describe, expect, it, vi } from 'vitest';
+import { authOptions } from '../../../config';
+import { useAuthHarness } from '../../../testing/auth-harness';
+import { FakeMessageChannel, NAMES } from '../../../testing/fake-idp';
+import type { WorkerLike } from '../browser/port';
+import { connect } from './connect';
+
+const h = useAuthHarness();
+const TIMEOUT_MS = 1_000;
+/** How long a command may take: four requests in a row (connect.ts). */
+const COMMAND_MS = 4 * TIMEOUT_MS;
+
+/** Connects a page whose browser starts shared workers with `sharedWorker` (the harness's by default). */
+function connectPage(sharedWorker?: (name: string) => WorkerLike | undefined) {
+  const browser = h.port();
+  return connect({
+    options: authOptions(h.config),
+    names: NAMES,
+    browser: sharedWorker ? { ...browser, sharedWorker } : browser,
+    network: (request) => h.idp.fetch(request),
+    timeoutMs: TIMEOUT_MS,
+    notice: vi.fn(),
+    inPage: () => import('./in-page'),
+  });
+}
+
+/** A worker that answers `join` (when asked to) and nothing else; `heard` lists the commands it got. */
+function mutedWorker({ joins }: { joins: boolean }) {
+  const { port1, port2 } = new FakeMessageChannel();
+  const heard: string[] = [];
+  port1.addEventListener('message', (event) => {
+    const { id, type } = (event as MessageEvent).data as { id: number; type: string };
+    heard.push(type);
+    const answer = { session: { status: 'signed-out' }, idle: { warning: false }, allowed: [], scope: 'openid' };
+    if (joins && type === 'join') port1.postMessage({ id, answer });
+  });
+  return Object.assign(new EventTarget(), { port: port2 as unknown as MessagePort, heard });
+}
+
+describe('connect', () => {
+  it("prefers the app's shared worker, and holds the page's lock until it closes", async () => {
+    const { connection, joined } = await connectPage();
+    expect(connection.host).toBe('worker');
+    expect(joined.session).toEqual({ status: 'signed-out' });
+    expect(h.workers.size).toBe(1);
+    const held = () => h.locks.held().filter((name) => name.startsWith(NAMES.lock));
+    expect(held()).toHaveLength(1);
+    connection.close();
+    await vi.waitFor(() => expect(held()).toEqual([]));
+  });
+
+  it.each([
+    ['returns undefined (no SharedWorker)', () => undefined],
+    [
+      'throws (a CSP refusing it)',
+      () => {
+        throw new DOMException('refused', 'SecurityError');
+      },
+    ],
+  ])('falls back to an engine in the page when sharedWorker %s', async (_, sharedWorker) => {
+    const { connection, joined } = await connectPage(sharedWorker);
+    expect(connection.host).toBe('in-page');
+    expect(joined.session).toEqual({ status: 'signed-out' });
+    await expect(connection.request('wake', {})).resolves.toBeNull();
+    connection.close();
+  });
+
+  it('falls back to an engine in the page when the worker reports an error before it answers', async () => {
+    const worker = mutedWorker({ joins: false });
+    const connecting = connectPage(() => worker);
+    // As a browser does, the error comes after the page asked: here, once the join is sent.
+    await vi.waitFor(() => expect(worker.heard).toEqual(['join']));
+    worker.dispatchEvent(new Event('error'));
+    const { connection } = await connecting;
+    expect(connection.host).toBe('in-page');
+    connection.close();
+  });
+
+  it("a command the worker leaves unanswered is AuthError 'timeout' after four requests' time", async () => {
+    vi.useFakeTimers();
+    const { connection } = await connectPage(() => mutedWorker({ joins: true }));
+    expect(connection.host).toBe('worker');
+    const late = connection.request('wake', {}).catch((err: unknown) => err);
+    const settled = vi.fn();
+    void late.then(settled);
+    await vi.advanceTimersByTimeAsync(COMMAND_MS - 1);
+    expect(settled).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await late).toMatchObject({ name: 'AuthError', code: 'timeout' });
+  });
+
+  it("an unanswered join, with no error from the worker, is AuthError 'timeout' too", async () => {
+    vi.useFakeTimers();
+    const connecting = connectPage(() => mutedWorker({ joins: false })).catch((err: unknown) => err);
+    await vi.advanceTimersByTimeAsync(COMMAND_MS);
+    expect(await connecting).toMatchObject({ name: 'AuthError', code: 'timeout' });
+  });
+});

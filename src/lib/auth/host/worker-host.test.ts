@@ -1,0 +1,92 @@
+// The shared worker's side (worker-host.ts): named by the whole configuration, one engine for every
+// page of the app, its session kept while any page lives and `keepSessionMs` after the last page's
+// lock is released (a reload, Back), then forgotten without a word to the provider.
+import { describe, expect, it, vi } from 'vitest';
+import { authOptions } from '../../../config';
+import { useAuthHarness, type Tab } from '../../../testing/auth-harness';
+import { APP_URL, REVOCATION_URL, testConfig } from '../../../testing/fake-idp';
+import { KEEP_SESSION_MS } from '../options';
+import { optionsOf, workerName } from './worker-host';
+
+describe('the worker name', () => {
+  const options = authOptions(testConfig());
+
+  it('carries the whole configuration, read back as it was', () => {
+    expect(optionsOf(workerName(options))).toEqual(options);
+    expect(workerName({ ...options, clientId: 'other-spa' })).not.toBe(workerName(options));
+  });
+
+  it.each([
+    ['options the page would refuse', `auth ${JSON.stringify({ ...options, keepSessionMs: -1 })}`],
+    ['an idle option the page would refuse', `auth ${JSON.stringify({ ...options, idle: { timeoutMs: 1, warnMs: 2 } })}`],
+    ['no configuration', 'auth {}'],
+    ['not JSON', 'auth {clientId'],
+    ['JSON that is no configuration', 'auth null'],
+    ['a name without the prefix', JSON.stringify(options)],
+  ])('refuses %s with a TypeError', (_, name) => {
+    expect(() => optionsOf(name)).toThrow(TypeError);
+  });
+});
+
+describe('how long the worker keeps the session', () => {
+  const h = useAuthHarness({ revocationUrl: REVOCATION_URL });
+
+  /** Alice signed in, her one tab open; the session's token outlives every wait here. */
+  async function signedIn(keepSessionMs?: number) {
+    h.idp.expiresIn = 3_600;
+    h.config = { ...h.config, keepSessionMs } as typeof h.config;
+    const tab = await h.signIn();
+    vi.useFakeTimers();
+    return tab;
+  }
+
+  /** A new page of the app: it shows the worker's session with no request to the provider, or finds none. */
+  async function newPage(): Promise<Tab & { asked: boolean }> {
+    const requests = h.idp.requests.length;
+    const navigations = h.assign.mock.calls.length;
+    const tab = await h.loadAt(APP_URL);
+    const asked = h.idp.requests.length > requests || h.assign.mock.calls.length > navigations;
+    return Object.assign(tab, { asked });
+  }
+
+  it('is kept while any page lives, however long', async () => {
+    const first = await signedIn();
+    const second = await newPage();
+    await h.close(first);
+    await vi.advanceTimersByTimeAsync(10 * KEEP_SESSION_MS);
+    expect(second.state.user?.sub).toBe('alice-sub');
+    expect(await newPage()).toMatchObject({ asked: false, state: { status: 'signed-in' } });
+  });
+
+  it('is kept keepSessionMs (default two minutes) after the last page: a new page gets it with no request', async () => {
+    await h.closeTabs();
+    await signedIn();
+    await h.closeTabs();
+    await vi.advanceTimersByTimeAsync(KEEP_SESSION_MS - 1);
+    const reloaded = await newPage();
+    expect(reloaded).toMatchObject({ asked: false, state: { status: 'signed-in', user: { sub: 'alice-sub' } } });
+    // The page that came back starts the window over once it is gone.
+    await h.close(reloaded);
+    await vi.advanceTimersByTimeAsync(KEEP_SESSION_MS - 1);
+    expect(await newPage()).toMatchObject({ asked: false, state: { status: 'signed-in' } });
+  });
+
+  it('is forgotten keepSessionMs after the last page, without a request to the provider', async () => {
+    await signedIn(30_000);
+    await h.closeTabs();
+    const requests = h.idp.requests.length;
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(h.idp.requests).toHaveLength(requests);
+    const later = await newPage();
+    // No session in the worker: the page restores with the provider (prompt=none) instead.
+    expect(later.asked).toBe(true);
+    expect(later.state.status).not.toBe('signed-in');
+  });
+
+  it('is forgotten at once with keepSessionMs 0', async () => {
+    await signedIn(0);
+    await h.closeTabs();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await newPage()).toMatchObject({ asked: true });
+  });
+});
