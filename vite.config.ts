@@ -37,7 +37,7 @@ const securityHeadersPlugin: Plugin = {
  */
 const svelteRuntime = /[\\/]node_modules[\\/]svelte[\\/]src[\\/](?!internal[\\/]flags[\\/])/;
 
-/** The auth module's one lazy seam (core.ts imports it): everything it needs after the first paint. */
+/** The auth module's lazy seam (auth.ts imports it): the page's client, everything it needs after the first paint. */
 const afterFirstPaint = /[\\/]src[\\/]lib[\\/]auth[\\/]host[\\/]client\.ts$/;
 
 /**
@@ -85,7 +85,7 @@ function signInPathChunk(): Plugin {
     }),
     generateBundle(_options, bundle) {
       const seam = Object.values(bundle).find((c) => c.type === 'chunk' && c.moduleIds.some((id) => afterFirstPaint.test(id)));
-      if (seam?.type !== 'chunk') return this.error("the auth module's lazy seam (later.ts) has no chunk of its own");
+      if (seam?.type !== 'chunk') return this.error("the auth module's lazy seam (host/client.ts) has no chunk of its own");
       const more = seam.imports.filter((file) => !(bundle[file]?.type === 'chunk' && bundle[file].isEntry));
       if (more.length) this.error(`${seam.fileName} imports ${more.join(', ')}: more than one request after the first paint`);
     },
@@ -190,6 +190,9 @@ export default defineConfig({
   ],
   server: { host: '127.0.0.1', port: 5173, strictPort: true, allowedHosts: loopbackHosts },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, allowedHosts: loopbackHosts },
+  // The auth module's shared worker (host/worker.ts) is bundled apart, and the app's plugins are not
+  // applied to it: it runs oauth4webapi, whose sentences go as on the page.
+  worker: { plugins: () => [oauthErrorsWithoutProse] },
   build: {
     target: 'es2022',
     sourcemap: process.env.SIZE_MAP ? true : false,

@@ -164,6 +164,8 @@ describe('check-config', () => {
       `ERROR config.json: apis entry ${url} must be { resource: an absolute URL without fragment, scope?: text, stepUpScopes?: text }`,
     ]);
     expect(await refused({ dpop: 'yes' })).toEqual(['ERROR config.json: dpop has the wrong type or value']);
+    // How long the shared worker keeps the session after the last page: the app's rule, refused here too.
+    expect(await refused({ keepSessionMs: -1 })).toEqual(['ERROR config.json: keepSessionMs has the wrong type or value']);
     expect(requests).toBe(0);
   });
 

@@ -7,12 +7,20 @@
 //    and that the README's examples import only the public entries;
 // 4. installs the tarball with the OLDEST Svelte of its peer range into a scratch directory and runs
 //    tests/consumer/node/ there (its types.ts type-checked, its smoke.js run), so the range's lower
-//    bound is tested, not assumed.
+//    bound is tested, not assumed;
+// 5. installs the tarball into tests/consumer/vite and builds that app with Vite as a consumer would
+//    (Svelte's plugin, no configuration for workers): the build must emit the shared worker's script,
+//    which Vite finds from the package's `new SharedWorker(new URL('./../host/worker.js', …))`. It
+//    prints what users pay: the entry's gzip size over the same app built against a stub of the public
+//    surface, the lazy chunks, and the worker, and fails when the entry's share is over its budget.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, posix, resolve } from 'node:path';
+import { dirname, join, posix, relative, resolve } from 'node:path';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { build, createServer } from 'vite';
+import { gzip, jsFiles, signInPath, sized, workerScripts } from './bundle-size.js';
 
 const root = resolve(import.meta.dirname, '..');
 const consumer = join(root, 'tests/consumer');
@@ -20,6 +28,8 @@ const consumer = join(root, 'tests/consumer');
 const pkg = JSON.parse(readFileSync(join(root, 'package/package.json'), 'utf8'));
 const { name } = pkg;
 const link = join(consumer, 'node_modules', name);
+/** What the library may add to a consumer's entry, gzip -9, over a stub of its public surface. */
+const ENTRY_BUDGET_GZIP_BYTES = 12_000;
 
 /**
  * @param {string} command
@@ -58,6 +68,13 @@ const exported = (/** @type {string} */ internal) =>
 const stale = [...new Set(refused)].filter((internal) => !exported(internal));
 if (!refused.length) throw new Error('tests/consumer/internals.ts names no internal of the package');
 if (stale.length) throw new Error(`tests/consumer/internals.ts names what the package no longer has: ${stale.join(', ')}`);
+
+// svelte-package compiles `import`s to the .js files, not the file a `new URL(…, import.meta.url)` names:
+// one left naming a .ts file is a worker (or asset) no consumer's bundler can find (scripts/package.js).
+const sourceUrls = jsFiles(join(root, 'package/dist')).flatMap((file) =>
+  [...readFileSync(file, 'utf8').matchAll(/new URL\(\s*['"][^'"]*\.ts['"]/g)].map(([call]) => `${relative(root, file)}: ${call}`),
+);
+if (sourceUrls.length) throw new Error(`the package names TypeScript files at run time: ${sourceUrls.join('; ')}`);
 
 rmSync(link, { recursive: true, force: true });
 mkdirSync(dirname(link), { recursive: true });
@@ -106,6 +123,85 @@ try {
   run(process.execPath, [tsc, '-p', 'tsconfig.json'], scratch);
   run(process.execPath, ['--conditions=browser', 'smoke.js'], scratch);
   console.log(`${name}: ships its README, LICENSE and declaration-map sources, and works with svelte@${oldest}`);
+  await consumerBuild(join(scratch, packed.filename), scratch);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
+}
+
+/**
+ * Step 5: tests/consumer/vite built with Vite against the packed package (extracted as npm installs
+ * it, so Vite treats it as a dependency) and against stub.js; the builds go to `scratch`.
+ * @param {string} tarball
+ * @param {string} scratch
+ */
+async function consumerBuild(tarball, scratch) {
+  const app = join(consumer, 'vite');
+  const installed = join(app, 'node_modules', name);
+  rmSync(installed, { recursive: true, force: true });
+  mkdirSync(installed, { recursive: true });
+  run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1'], scratch);
+  try {
+    // A consumer's configuration: Svelte's plugin and nothing else (the cache apart from the app's own).
+    /** @type {import('vite').InlineConfig} */
+    const config = { root: app, configFile: false, cacheDir: join(scratch, 'vite'), logLevel: 'warn', plugins: [svelte()] };
+    /** @param {string} outDir @param {string} [stub] */
+    const vite = (outDir, stub) =>
+      build({ ...config, resolve: stub ? { alias: { [name]: stub } } : {}, build: { outDir, emptyOutDir: true } });
+    const withPackage = join(scratch, 'with-package');
+    const withStub = join(scratch, 'with-stub');
+    await vite(withPackage);
+    await vite(withStub, join(app, 'stub.js'));
+    const entry = signInPath(withPackage);
+    const worker = workerScripts(withPackage);
+    const lazy = jsFiles(withPackage).filter((file) => !entry.includes(file) && !worker.includes(file));
+    const share = gzip(entry) - gzip(signInPath(withStub));
+    console.log(
+      `What users pay (${name} in a Vite app, gzip -9): entry +${share} B over a stub of its public surface ` +
+        `(${sized(withPackage, entry)}); lazy chunks: ${sized(withPackage, lazy)}; shared worker: ${sized(withPackage, worker)}. ` +
+        `Budget ${ENTRY_BUDGET_GZIP_BYTES} B for the entry: ${share > ENTRY_BUDGET_GZIP_BYTES ? `OVER by ${share - ENTRY_BUDGET_GZIP_BYTES} B` : 'within budget'}`,
+    );
+    if (!worker.length) throw new Error("the consumer's Vite build emitted no shared worker script");
+    // After the builds: a dev server sets NODE_ENV for the process, and a build after it would be one for development.
+    await devWorker(config);
+    if (share > ENTRY_BUDGET_GZIP_BYTES) throw new Error(`${name} adds ${share} B gzip to a consumer's entry`);
+  } finally {
+    rmSync(join(app, 'node_modules'), { recursive: true, force: true });
+  }
+}
+
+/**
+ * In `vite dev` the package is pre-bundled into Vite's cache, away from its files: the worker's URL
+ * must still reach a script the server transforms. Follows the entry's imports to the call that
+ * starts the worker and fetches the script it names.
+ * @param {import('vite').InlineConfig} config
+ */
+async function devWorker(config) {
+  const server = await createServer({ ...config, server: { host: '127.0.0.1', port: 0 } });
+  await server.listen();
+  try {
+    const base = server.resolvedUrls?.local[0];
+    if (!base) throw new Error('vite dev has no local URL');
+    const seen = new Set();
+    for (const queue = [new URL('main.js', base).href]; queue.length;) {
+      const url = /** @type {string} */ (queue.shift());
+      if (seen.has(url) || !url.startsWith(base) || seen.size > 50) continue;
+      seen.add(url);
+      const code = await (await fetch(url)).text();
+      const worker = /new SharedWorker\(\s*new URL\(\s*(?:\/\*[^*]*\*\/\s*)?(["'`])([^"'`]+)\1/.exec(code)?.[2];
+      if (worker) {
+        const script = await fetch(new URL(worker, url));
+        const text = await script.text();
+        if (!script.ok || !/javascript/.test(script.headers.get('content-type') ?? '') || !text.includes('serveWorker')) {
+          throw new Error(
+            `vite dev serves the shared worker's script ${worker} as ${script.status} ${script.headers.get('content-type')}`,
+          );
+        }
+        return console.log(`${name}: vite dev serves the shared worker's script (${worker})`);
+      }
+      for (const [, spec] of code.matchAll(/\b(?:from|import)\s*\(?\s*["']([^"']+)["']/g)) queue.push(new URL(spec, url).href);
+    }
+    throw new Error(`vite dev: no \`new SharedWorker(new URL(…))\` in the ${seen.size} module(s) main.js reaches`);
+  } finally {
+    await server.close();
+  }
 }

@@ -115,12 +115,14 @@ describe('npm run headers', () => {
     );
   };
 
-  it('prints every header, the preconnect Link and form-action included, and no HSTS by default', async () => {
+  it('prints every header, the preconnect Link, form-action and worker-src included, and no HSTS by default', async () => {
     const { code, stdout } = await run(config);
     expect(code).toBe(0);
     expect(headersOf(stdout)).toEqual(securityHeaders(config));
     expect(stdout).toContain('add_header Link "<https://account.example.com>; rel=preconnect; crossorigin, <https://auth');
     expect(stdout).toContain("form-action 'none';");
+    // The snippet goes on every location, the shared worker's script included: its CSP is the worker's.
+    expect(stdout).toContain("script-src 'self'; worker-src 'self';");
     expect(stdout).not.toContain('Strict-Transport-Security');
   });
 

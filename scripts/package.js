@@ -69,12 +69,34 @@ writeFileSync(join(staging, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2))
 // The shipped sources are the staged ones, with the import extensions the maps' positions refer to.
 fullySpecify(join(staging, 'src'));
 
+/**
+ * `new URL('../host/worker.ts', import.meta.url)` names a module by its source file, and svelte-package
+ * rewrites imports but not this string: the compiled code must name the compiled file. A consumer's
+ * bundler finds the worker by this very call (Vite's `new SharedWorker(new URL(…, import.meta.url))`)
+ * and builds its script from the file named; `./` in front keeps it relative however the bundler
+ * resolves it (scripts/check-package.js builds a consumer with Vite and looks for the worker's chunk).
+ * @param {string} dir
+ */
+function compiledUrls(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+    const file = join(entry.parentPath, entry.name);
+    const code = readFileSync(file, 'utf8');
+    const fixed = code.replace(
+      /(\bnew\s+URL\(\s*)(['"])(\.\.?\/[^'"]+)\.ts\2(?=\s*,\s*import\.meta\.url\s*\))/g,
+      (_all, lead, quote, spec) => `${lead}${quote}${spec.startsWith('./') ? spec : `./${spec}`}.js${quote}`,
+    );
+    if (fixed !== code) writeFileSync(file, fixed);
+  }
+}
+
 const cli = join(dirname(createRequire(import.meta.url).resolve('@sveltejs/package/package.json')), 'svelte-package.js');
 const run = spawnSync(process.execPath, [cli, '-i', 'src', '-o', 'dist', '--tsconfig', 'tsconfig.json'], {
   cwd: staging,
   stdio: 'inherit',
 });
 if (run.status !== 0) process.exit(run.status ?? 1);
+compiledUrls(join(staging, 'dist'));
 rmSync(output, { recursive: true, force: true });
 for (const entry of ['package.json', 'README.md', 'LICENSE', 'dist', 'src']) {
   cpSync(join(staging, entry), join(output, entry), { recursive: true });

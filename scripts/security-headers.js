@@ -86,6 +86,12 @@ export function securityHeaders(config, { dev = false, appOrigin, hsts } = {}) {
   const csp = [
     "default-src 'none'",
     "script-src 'self'",
+    // The auth module's shared worker (src/lib/auth/host/worker.ts), a script of the app's own origin.
+    // Without the directive it falls back to script-src; named, it stays allowed if script-src changes.
+    // The worker is governed by the policy its own script is served with (CSP Level 3): this one, as
+    // every response gets these headers. So connect-src below covers the token, userinfo and revocation
+    // requests the worker makes, and script-src 'self' what its script imports.
+    "worker-src 'self'",
     `style-src 'self'${dev ? " 'unsafe-inline'" : ''}`,
     "img-src 'self' data:",
     "font-src 'self'",

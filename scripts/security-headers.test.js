@@ -36,7 +36,7 @@ describe('securityHeaders', () => {
 
   it('keeps the CSP exactly as strict', () => {
     expect(securityHeaders(config)['Content-Security-Policy']).toBe(
-      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
+      "default-src 'none'; script-src 'self'; worker-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
         "connect-src 'self' https://account.example.com https://auth.example.com:8443 https://api.example.com; " +
         "manifest-src 'self'; base-uri 'none'; object-src 'none'; form-action 'none'; frame-ancestors 'none'",
     );
@@ -83,6 +83,25 @@ describe('securityHeaders', () => {
     const connect = directives.find((directive) => directive.startsWith('connect-src '));
     expect(connect).toContain(' https://revoke.example.com');
     expect(connect).not.toContain('logout.example.com');
+  });
+});
+
+describe('the shared worker', () => {
+  const withRevocation = { ...config, revocationUrl: 'https://revoke.example.com/r' };
+  const csp = securityHeaders(withRevocation)['Content-Security-Policy'].split('; ');
+  /** @param {string} name */
+  const directive = (name) => csp.find((directive) => directive.startsWith(`${name} `));
+
+  it("may be started from the app's own origin only, and its script may import only the app's scripts", () => {
+    expect(directive('worker-src')).toBe("worker-src 'self'");
+    expect(directive('script-src')).toBe("script-src 'self'");
+  });
+
+  it('may reach the token, userinfo and revocation endpoints under the policy its own script is served with', () => {
+    // The worker's script gets these same headers, and that response's CSP is the one the worker runs under.
+    expect(directive('connect-src')?.split(' ')).toEqual(
+      expect.arrayContaining(['https://account.example.com', 'https://auth.example.com:8443', 'https://revoke.example.com']),
+    );
   });
 });
 

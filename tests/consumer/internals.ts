@@ -5,7 +5,7 @@
 // @ts-expect-error internal
 export { assembleAuth } from '@pkce-spa/auth';
 // @ts-expect-error internal
-export { createCore } from '@pkce-spa/auth';
+export { createEngine } from '@pkce-spa/auth';
 // @ts-expect-error internal
 export { createSession } from '@pkce-spa/auth';
 // @ts-expect-error internal
@@ -17,11 +17,11 @@ export { createVault } from '@pkce-spa/auth';
 // @ts-expect-error internal
 export { classify } from '@pkce-spa/auth';
 // @ts-expect-error internal
-export { connectTabs } from '@pkce-spa/auth';
+export { connect } from '@pkce-spa/auth';
 // @ts-expect-error internal
-export { createRelay } from '@pkce-spa/auth';
+export { serveWorker } from '@pkce-spa/auth';
 // @ts-expect-error internal
-export { parseMessage } from '@pkce-spa/auth';
+export { parseRequest } from '@pkce-spa/auth';
 // @ts-expect-error internal
 export { listenPage } from '@pkce-spa/auth';
 // @ts-expect-error internal
@@ -85,9 +85,9 @@ export type { Held } from '@pkce-spa/auth';
 // @ts-expect-error internal
 export type { Vault } from '@pkce-spa/auth';
 // @ts-expect-error internal
-export type { Relay } from '@pkce-spa/auth';
+export type { Engine } from '@pkce-spa/auth';
 // @ts-expect-error internal
-export type { Core } from '@pkce-spa/auth';
+export type { PageClient } from '@pkce-spa/auth';
 // @ts-expect-error internal
 export type { Server } from '@pkce-spa/auth';
 // @ts-expect-error internal
@@ -101,7 +101,7 @@ export type { AppStorage } from '@pkce-spa/auth';
 // @ts-expect-error internal
 export { assembleAuth as testingAssembleAuth } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
-export { createCore as testingCreateCore } from '@pkce-spa/auth/testing';
+export { createEngine as testingCreateEngine } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
 export { createSession as testingCreateSession } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
@@ -113,11 +113,11 @@ export { createVault as testingCreateVault } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
 export { classify as testingClassify } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
-export { connectTabs as testingConnectTabs } from '@pkce-spa/auth/testing';
+export { connect as testingConnect } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
-export { createRelay as testingCreateRelay } from '@pkce-spa/auth/testing';
+export { serveWorker as testingServeWorker } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
-export { parseMessage as testingParseMessage } from '@pkce-spa/auth/testing';
+export { parseRequest as testingParseRequest } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
 export { listenPage as testingListenPage } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
@@ -181,9 +181,9 @@ export type { Held as TestingHeld } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
 export type { Vault as TestingVault } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
-export type { Relay as TestingRelay } from '@pkce-spa/auth/testing';
+export type { Engine as TestingEngine } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
-export type { Core as TestingCore } from '@pkce-spa/auth/testing';
+export type { PageClient as TestingPageClient } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
 export type { Server as TestingServer } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal

@@ -196,6 +196,7 @@ const codes: Record<AuthErrorCode, true> = {
   scope_not_allowed: true,
   insufficient_user_authentication: true,
   step_up_failed: true,
+  account_changed: true,
   interaction_required: true,
   forbidden_origin: true,
   unauthenticated: true,
