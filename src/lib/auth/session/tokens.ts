@@ -54,7 +54,7 @@ export function createVault(parts: VaultParts) {
   let held: Held | undefined;
   /** What a session that ended on its own held: kept in memory only, to revoke it at sign-out. */
   let ended: TokenSet | undefined;
-  /** This page's own DPoP key, for a sign-in made here. */
+  /** The engine's DPoP key before a session holds one, for the sign-in about to be made. */
   let ownKeys: CryptoKeyPair | undefined;
   let proof: { keys: CryptoKeyPair; handle: NonNullable<Proof> } | undefined;
   // Every request of the session carries this signal: the session's end aborts them, so late answers die.
@@ -84,13 +84,13 @@ export function createVault(parts: VaultParts) {
 
   function due() {
     if (!held) return;
-    // A timer that fired early waits again; offline, the backoff's timer or the page's events say when.
+    // A timer that fired early waits again; offline, the backoff's timer or the pages' events say when.
     if (now() < dueAt && !misses) return schedule(dueAt);
     if (held.tokens.refreshToken && parts.grant) void renew();
     else end();
   }
 
-  /** The provider could not be reached, by this tab or by the one that renews for it (tabs.ts): only a held session is offline. */
+  /** The provider could not be reached: only a held session is offline. */
   function unreachable() {
     if (held && !misses++) parts.offline();
   }
@@ -116,8 +116,8 @@ export function createVault(parts: VaultParts) {
   }
 
   /**
-   * Tokens another tab renewed: only other tokens expiring no sooner than these, and only the same
-   * person's (OIDC Core §12.2).
+   * Tokens renewed outside the vault's own grants: only other tokens expiring no sooner than these, and
+   * only the same person's (OIDC Core §12.2).
    */
   function take(tokens: TokenSet): boolean {
     const current = held?.tokens;
@@ -155,7 +155,7 @@ export function createVault(parts: VaultParts) {
       if (!current.refreshToken || !parts.grant) throw new AuthError('interaction_required');
       const next = await (await parts.grant())(current, params, signal);
       if (signal.aborted) throw new AuthError('aborted');
-      // This tab's own grant (or the leader's for it): its tokens are the session's, rotated refresh token and all.
+      // The session's own grant: its tokens are the session's, rotated refresh token and all.
       if (!params) renewTo(next);
       else if (next.refreshToken && next.refreshToken !== current.refreshToken) rotate(next.refreshToken);
       return next;
@@ -181,7 +181,7 @@ export function createVault(parts: VaultParts) {
         return false;
       }
       // The network, not the provider: the tokens and the person stay, past expiry too, and the renewal is
-      // tried again with backoff, and at once when the page comes back or the browser is online (checkDue).
+      // tried again with backoff, and at once when a page comes back or the browser is online (checkDue).
       unreachable();
       schedule(now() + Math.min(RETRY_MS * 2 ** (misses - 1), RETRY_MAX_MS));
       parts.retrying(error);
@@ -219,14 +219,14 @@ export function createVault(parts: VaultParts) {
   }
 
   return {
-    /** The session, for another tab to adopt. */
+    /** The session held: its tokens, scope, DPoP key and what step-ups added. */
     held: () => held,
     tokens: () => held?.tokens,
     /** The scope the session was granted; the instance's own before any sign-in. */
     scope,
     /** Aborted when the session ends. */
     signal: () => life.signal,
-    /** The DPoP key of the session, or of this page before a session (RFC 9449). */
+    /** The DPoP key of the session, or the one made for a sign-in before a session holds it (RFC 9449). */
     keys: () => held?.keys ?? ownKeys,
     /** The proof oauth4webapi signs with that key; undefined without DPoP. */
     dpop(): Proof {
@@ -235,9 +235,9 @@ export function createVault(parts: VaultParts) {
       if (proof?.keys !== keys) proof = { keys, handle: DPoP(parts.client, keys) };
       return proof.handle;
     },
-    /** This page's DPoP key, made at start. */
+    /** The DPoP key the engine made for a sign-in, before a session holds it. */
     bind: (keys: CryptoKeyPair) => void (ownKeys = keys),
-    /** A new session: a sign-in, a step-up's wider grant, or one adopted from another tab. */
+    /** A new session: a sign-in, another person's sign-in, or a step-up's wider grant. */
     hold(next: Held) {
       finish();
       ended = undefined;
@@ -252,7 +252,7 @@ export function createVault(parts: VaultParts) {
     grant,
     /** The last renewal could not reach the provider: the tokens are kept, and may have expired. */
     offline: () => misses > 0,
-    /** The tab that renews for this one could not reach the provider either (tabs.ts). */
+    /** A renewal made outside the vault could not reach the provider either. */
     unreachable,
     /** The access token for `origin`'s API (undefined for an origin without one): kept until about to expire. */
     async apiToken(origin: string): Promise<string | undefined> {
@@ -283,7 +283,7 @@ export function createVault(parts: VaultParts) {
     },
     /**
      * Timers stall while a laptop sleeps or a page is frozen, and the network returns unannounced: call when
-     * the page comes back or is online, or this tab begins to renew for the others. Offline, it tries at once.
+     * a page comes back or the browser is online. Offline, it tries at once.
      */
     checkDue: () => held && (misses > 0 || now() >= dueAt) && due(),
   };
