@@ -2,7 +2,7 @@
 // `vite build`. The sign-in path is what a callback must download before the app runs: the module
 // scripts and modulepreloads of index.html and every file they import statically. Lazy chunks (route
 // components behind wrap({ asyncComponent }), code loaded on first use) are reported, not limited; so
-// is the auth module's shared worker, a script of its own that the page starts (browser/port.ts) once
+// is the auth module's shared worker, a script of its own that the page starts (browser/browser.ts) once
 // it has a session to join, and that a new tab of the app finds running. Sizes are gzip level 9.
 // scripts/check-package.js measures a consumer's build of the package with the same functions.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, vi } from 'vitest';
 import { authOptions, type AppConfig } from '../config';
 import type { Auth, SessionState, StartResult } from '../lib/auth';
 import { assembleAuth } from '../lib/auth/auth';
-import type { BrowserPort, WorkerLike } from '../lib/auth/browser/port';
+import type { Browser, WorkerLike } from '../lib/auth/browser/browser';
 import { serveWorker } from '../lib/auth/host/worker-host';
 // Loaded up front, as a browser has them cached: a tab joins the engine within promise turns.
 import '../lib/auth/host/client';
@@ -37,7 +37,7 @@ export interface Harness {
   /** Ends every shared worker, as a browser without extended lifetime does once the last page is gone. */
   endWorkers(): void;
   /** A browser port over happy-dom with a fake channel. */
-  port(): BrowserPort;
+  port(): Browser;
   /** A new page load of the app (memory empty, storage shared with the other tabs of this test). */
   newTab(config?: AppConfig): Tab;
   /** Closes a tab, as the browser does when the page is left: its memory, channel and locks are gone. */

@@ -55,7 +55,7 @@ export { requestOptions } from '@pkce-spa/auth';
 // @ts-expect-error internal
 export { isLoopbackHost } from '@pkce-spa/auth';
 // @ts-expect-error internal
-export { browserPort } from '@pkce-spa/auth';
+export { realBrowser } from '@pkce-spa/auth';
 // @ts-expect-error internal
 export { createResource } from '@pkce-spa/auth';
 // @ts-expect-error internal
@@ -75,7 +75,7 @@ export { createKeys } from '@pkce-spa/auth';
 // @ts-expect-error internal
 export { apiParams } from '@pkce-spa/auth';
 // @ts-expect-error internal
-export type { BrowserPort } from '@pkce-spa/auth';
+export type { Browser } from '@pkce-spa/auth';
 // @ts-expect-error internal
 export type { CallbackResponse } from '@pkce-spa/auth';
 // @ts-expect-error internal
@@ -151,7 +151,7 @@ export { requestOptions as testingRequestOptions } from '@pkce-spa/auth/testing'
 // @ts-expect-error internal
 export { isLoopbackHost as testingIsLoopbackHost } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
-export { browserPort as testingBrowserPort } from '@pkce-spa/auth/testing';
+export { realBrowser as testingBrowserPort } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
 export { createResource as testingCreateResource } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
@@ -171,7 +171,7 @@ export { createKeys as testingCreateKeys } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
 export { apiParams as testingApiParams } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
-export type { BrowserPort as TestingBrowserPort } from '@pkce-spa/auth/testing';
+export type { Browser as TestingBrowserPort } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
 export type { CallbackResponse as TestingCallbackResponse } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal

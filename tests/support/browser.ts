@@ -299,8 +299,13 @@ async function contextIdOf(context: BrowserContext): Promise<string | undefined>
   }
 }
 
+/** Header names lower-cased, as Playwright gives them; without the empty Referer Chromium lists for a withheld one. */
 const lowerCased = (headers: Record<string, string>) =>
-  Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  Object.fromEntries(
+    Object.entries(headers)
+      .map(([k, v]) => [k.toLowerCase(), v])
+      .filter(([k, v]) => !(k === 'referer' && v === '')),
+  );
 
 export interface RecordedRequest {
   url: string;

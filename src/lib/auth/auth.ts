@@ -4,7 +4,7 @@
 // and the engine itself runs in the app's shared worker (host/worker.ts), or in this page where none
 // can start (host/in-page.ts). Both import()s of the module are here.
 // Making one touches no browser global, so it is safe during server rendering; start() begins the work.
-import { browserPort, type BrowserPort } from './browser/port';
+import { realBrowser, type Browser } from './browser/browser';
 import { appNames, appStorage, type AppStorage } from './browser/storage';
 import type { PageClient } from './host/client';
 import { parseSignal } from './host/signal';
@@ -57,20 +57,20 @@ export interface Auth<C extends Claims = StandardClaims> {
 
 /** The browser and the network, passed in so tests need no globals. */
 export interface Collaborators {
-  browser: () => BrowserPort;
+  browser: () => Browser;
   network: Network;
 }
 
 /** One auth instance over the real browser and network; makes nothing until start() is called. */
 export function createAuth<C extends Claims = StandardClaims>(options: AuthOptions): Auth<C> {
-  return assembleAuth<C>(options, { browser: browserPort, network: (request) => fetch(request) });
+  return assembleAuth<C>(options, { browser: realBrowser, network: (request) => fetch(request) });
 }
 
 /** createAuth over the browser and network given: tests pass fakes instead of stubbing globals. */
 export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: makeBrowser, network }: Collaborators): Auth<C> {
   checkOptions(options);
   const names = appNames(issuerOf(options), options.clientId);
-  let port: BrowserPort | undefined;
+  let port: Browser | undefined;
   let records: AppStorage | undefined;
   const browser = () => (port ??= makeBrowser());
   const storage = () => (records ??= appStorage(browser(), names));

@@ -1,5 +1,5 @@
 // The test kit: an Auth that behaves as createAuth's does for a view, without a network: it runs
-// production's session policy (core.ts), so errors, challenges and transitions are the real ones.
+// production's page side (the session store, auth.fetch), so errors, challenges and transitions are the real ones.
 import { noSession } from '../../testing/auth-harness';
 import { get } from 'svelte/store';
 import { describe, expect, it, vi } from 'vitest';

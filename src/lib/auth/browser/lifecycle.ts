@@ -2,7 +2,7 @@
 // frozen (visibility, `resume`), the network comes back (online), and a page restored from the
 // back/forward cache may show a redirect that never happened. Each is a moment for the engine to do
 // what is due (renewal, the idle deadline), and the person's input moves the idle deadline.
-import type { BrowserPort } from './port';
+import type { Browser } from './browser';
 
 /** Input counts at most this often: a person typing sends one message a second, not one a key. */
 export const ACTIVITY_EVERY_MS = 1000;
@@ -10,7 +10,7 @@ export const ACTIVITY_EVERY_MS = 1000;
 const INPUT = ['pointerdown', 'keydown', 'wheel', 'touchstart', 'scroll'];
 
 export interface LifecycleParts {
-  port: Pick<BrowserPort, 'listen' | 'now'>;
+  port: Pick<Browser, 'listen' | 'now'>;
   /** Timers may have stalled, or the network is back: the engine does what is due. */
   wake(): void;
   /** Back from the identity service through the back/forward cache: the redirect did not happen here. */

@@ -5,7 +5,7 @@
 // engine for. The access token and DPoP key it receives stay in this module's closures.
 import { DPoP, type Client as OAuthClient } from 'oauth4webapi';
 import { listenPage } from '../browser/lifecycle';
-import type { BrowserPort } from '../browser/port';
+import type { Browser } from '../browser/browser';
 import type { AppStorage, AppNames } from '../browser/storage';
 import type { AuthOptions } from '../options';
 import { AuthError } from '../protocol/errors';
@@ -24,7 +24,7 @@ import type { StepUpOptions } from '../protocol/scope';
 export interface ClientParts<C extends Claims> {
   options: AuthOptions;
   names: AppNames;
-  browser: BrowserPort;
+  browser: Browser;
   network: Network;
   storage: AppStorage;
   state: Session<C>;

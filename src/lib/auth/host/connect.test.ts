@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { authOptions } from '../../../config';
 import { useAuthHarness } from '../../../testing/auth-harness';
 import { FakeMessageChannel, NAMES } from '../../../testing/fake-idp';
-import type { WorkerLike } from '../browser/port';
+import type { WorkerLike } from '../browser/browser';
 import { connect } from './connect';
 
 const h = useAuthHarness();

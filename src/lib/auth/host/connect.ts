@@ -2,7 +2,7 @@
 // in this page (in-page.ts). The page holds a Web Lock of its own while it lives (the worker waits on
 // it to know the page is gone), then joins; every command is answered or times out, so no view waits
 // for ever on a worker that died.
-import type { BrowserPort, WorkerLike } from '../browser/port';
+import type { Browser, WorkerLike } from '../browser/browser';
 import type { AppNames } from '../browser/storage';
 import type { AuthOptions } from '../options';
 import { AuthError } from '../protocol/errors';
@@ -23,7 +23,7 @@ export interface Connection<C extends Claims> {
 export interface ConnectParts<C extends Claims> {
   options: AuthOptions;
   names: AppNames;
-  browser: BrowserPort;
+  browser: Browser;
   network: Network;
   /** How long one command may take: its requests to the identity service, a few in a row, each bounded. */
   timeoutMs: number;
@@ -71,7 +71,7 @@ function portConnection<C extends Claims>(port: MessagePort, timeoutMs: number, 
 }
 
 /** Holds a lock named for this page until release(): the browser releases it when the page is gone. */
-function holdPageLock(browser: BrowserPort, name: string): Promise<() => void> {
+function holdPageLock(browser: Browser, name: string): Promise<() => void> {
   let release = () => {};
   const { locks } = browser;
   if (!locks) return Promise.resolve(release);
@@ -84,7 +84,7 @@ function holdPageLock(browser: BrowserPort, name: string): Promise<() => void> {
 }
 
 /** The shared worker, or undefined when it cannot start (no SharedWorker, a CSP refusing it, an error). */
-function openWorker(browser: BrowserPort, name: string): WorkerLike | undefined {
+function openWorker(browser: Browser, name: string): WorkerLike | undefined {
   try {
     return browser.sharedWorker(name);
   } catch {

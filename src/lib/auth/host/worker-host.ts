@@ -3,7 +3,7 @@
 // to the identity service. A page is known to be gone by the Web Lock it holds while it lives, which
 // the browser releases however the page ends (closed, navigated, crashed, discarded): no goodbye
 // message is needed, and none is trusted.
-import type { Locks } from '../browser/port';
+import type { Locks } from '../browser/browser';
 import { appNames } from '../browser/storage';
 import { checkOptions, issuerOf, KEEP_SESSION_MS, type AuthOptions } from '../options';
 import type { Network } from '../protocol/http';

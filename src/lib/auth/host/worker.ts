@@ -1,7 +1,7 @@
 // The shared worker's script: one per app, named by its whole configuration (worker-host.ts), started
 // by the app's pages (connect.ts) with `extendedLifetime` where the browser offers it.
 /// <reference lib="webworker" />
-import type { Locks } from '../browser/port';
+import type { Locks } from '../browser/browser';
 import { serveWorker, type WorkerScope } from './worker-host';
 
 declare const self: SharedWorkerGlobalScope;

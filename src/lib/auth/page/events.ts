@@ -1,6 +1,6 @@
 // What happens to the session, told to the app as it happens: for telemetry and logs, never to decide
 // what a view shows (the session store does that). The session's transitions (session.ts) and the
-// vault's callbacks (core.ts) emit, so events cannot drift from the state. Payloads carry no token and
+// engine's transitions (host/client.ts) emit, so events cannot drift from the state. Payloads carry no token and
 // no claim beyond `sub`; errors are AuthErrors without their cause. On the sign-in path: kept tiny.
 import type { AuthError } from '../protocol/errors';
 
@@ -39,7 +39,7 @@ export type AuthListener<K extends AuthEventType> = (event: AuthEvents[K]) => vo
  */
 const report = (error: unknown) => (globalThis.reportError ?? console.error)(error);
 
-/** The listeners of one instance (core.ts), for the session's transitions and the vault's callbacks to tell. */
+/** The listeners of one instance (auth.ts), for the session's transitions to tell. */
 export function createEvents() {
   // One entry per registration: the same function registered twice is called twice, and each `on` removes its own.
   const listeners = new Set<[AuthEventType, AuthListener<never>]>();

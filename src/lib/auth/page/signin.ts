@@ -3,7 +3,7 @@
 // §2.1.2, §4.7), show the session the engine already holds (a reload, another tab), or restore it
 // silently with the provider (prompt=none) where the engine has none; and send the person to the
 // identity service with the request the engine builds.
-import type { BrowserPort } from '../browser/port';
+import type { Browser } from '../browser/browser';
 import type { AppStorage } from '../browser/storage';
 import type { PageClient } from '../host/client';
 import { checkShape, safeReturnTo, takeCallbackResponse, takeSignOutReturn, type CallbackResponse } from '../protocol/callback';
@@ -40,7 +40,7 @@ const QUIET = ['cancelled', 'login_required', 'authorization_failed'];
 export interface SignInParts<C extends Claims> {
   redirectUri: string;
   postLogoutRedirectUri?: string;
-  browser(): BrowserPort;
+  browser(): Browser;
   storage(): AppStorage;
   state: Session<C>;
   /** The page's client of the engine, connected once: joining shows the session the engine holds. */

@@ -1,12 +1,10 @@
 // The way out of a sign-in: the authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, RFC 8707 §2.1,
 // OIDC Core §3.1.2.1) with the app's hints (hints.ts), and the pending record that is the only way back
-// in. Loaded after the first paint (later.ts): a sign-in waits for that module anyway (the tabs).
+// in. Built by the session engine; the page keeps the record and navigates (page/signin.ts).
 import * as oauth from 'oauth4webapi';
 import { hintParams, type SignInHints } from './hints';
-import type { BrowserPort } from '../browser/port';
 import type { PendingSignIn, Server } from './steps';
 import type { StepUp } from './scope';
-import type { AppStorage } from '../browser/storage';
 
 /** What a sign-in asks: `prompt` is the module's own (a silent restore, an account choice after sign-out); `hints.prompt` wins. */
 export interface SignInRequest {
@@ -49,17 +47,4 @@ export async function authorizationRequest(
     url: `${server.as.authorization_endpoint}?${params}`,
     pending: { state, codeVerifier, nonce, returnTo, silent: params.get('prompt') === 'none', createdAt: now, stepUp },
   };
-}
-
-/** Sends the person to the authorization endpoint; the pending record is the only way back in. */
-export async function beginSignIn(
-  server: Server,
-  browser: BrowserPort,
-  storage: Pick<AppStorage, 'savePending'>,
-  request: SignInRequest,
-): Promise<void> {
-  const { url, pending } = await authorizationRequest(server, { ...request, now: browser.now() });
-  storage.savePending(pending);
-  // A silent attempt replaces this history entry: Back never lands on it again.
-  browser.go(url, pending.silent);
 }

@@ -2,7 +2,7 @@
 // history) whether or not it answers a sign-in of ours, its shape checked, and the code exchanged with
 // the claims read (steps.ts completeSignIn); the provider's sign-out coming back; and the app's own
 // place to return to, checked. On the sign-in path: nothing here loads oauth4webapi.
-import type { BrowserPort } from '../browser/port';
+import type { Browser } from '../browser/browser';
 import { AuthError } from './errors';
 
 /** The authorization response taken from the URL. */
@@ -66,7 +66,7 @@ export function safeReturnTo(value: unknown): string | undefined {
  * a callback: any other page of the app is left alone.
  */
 export function takeCallbackResponse(
-  browser: Pick<BrowserPort, 'url' | 'rewrite'>,
+  browser: Pick<Browser, 'url' | 'rewrite'>,
   redirectUri: string,
   another: (state: string | null) => boolean = () => false,
 ): CallbackResponse | undefined {
@@ -91,7 +91,7 @@ export function takeCallbackResponse(
  * The provider's sign-out coming back to `uri` (`postLogoutRedirectUri`): that URL exactly, plus one
  * `state`, which leaves the URL. Undefined anywhere else.
  */
-export function takeSignOutReturn(browser: Pick<BrowserPort, 'url' | 'rewrite'>, uri?: string): CallbackResponse | undefined {
+export function takeSignOutReturn(browser: Pick<Browser, 'url' | 'rewrite'>, uri?: string): CallbackResponse | undefined {
   const url = new URL(browser.url());
   const state = url.searchParams.getAll('state');
   url.searchParams.delete('state');
@@ -106,5 +106,3 @@ export function checkShape({ params, inFragment }: CallbackResponse): void {
   const oversized = ['code', 'state', 'iss'].some((name) => (params.get(name)?.length ?? 0) > MAX_PARAM_CHARS);
   if (inFragment || oversized) throw new AuthError('invalid_response');
 }
-
-

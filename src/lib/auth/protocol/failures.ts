@@ -60,4 +60,3 @@ export function toAuthError(err: unknown, scheme: 'bearer' | 'dpop' = 'bearer'):
   }
   return new AuthError(code, details, err);
 }
-

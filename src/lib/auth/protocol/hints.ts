@@ -1,8 +1,8 @@
 // What an app may add to an authorization request (OIDC Core §3.1.2.1): who is signing in
 // (`login_hint`), in which language (`ui_locales`), how the provider should ask (`prompt`), and extra
 // parameters by the names the instance's options allow. Every value may come from a URL, so each is
-// checked and bounded; a refusal is an AuthError before anything is sent. Loaded after the first
-// paint (later.ts), like the rest of the request.
+// checked and bounded; a refusal is an AuthError before anything is sent. Checked by the session
+// engine as it builds the request (authorize.ts); hintsOf reads them from a link.
 import { AuthError, bounded } from './errors';
 
 /** The `prompt` values of OIDC Core §3.1.2.1 and OpenID Connect Prompt Create 1.0. */

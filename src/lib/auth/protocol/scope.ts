@@ -32,7 +32,7 @@ export interface StepUp {
   added?: string;
   /**
    * What step-ups added for each API, by its RFC 8707 resource, this one's included (for the API of
-   * `signIn({ resource })`): the session's per-API record after the callback (vault.ts `Held.added`).
+   * `signIn({ resource })`): the session's per-API record after the callback (session/tokens.ts `Held.added`).
    */
   apis?: Record<string, string>;
   acr_values?: string;

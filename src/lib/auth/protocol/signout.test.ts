@@ -4,12 +4,10 @@
 // next sign-in's prompt=login: auth tests.)
 import { describe, expect, it, vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
-import { appNames, appStorage } from '../browser/storage';
 import { noSession, useAuthHarness } from '../../../testing/auth-harness';
 import type { Network } from './http';
-import type { BrowserPort } from '../browser/port';
 import type { Server } from './steps';
-import { endSession, endSessionRequest, revoke } from './signout';
+import { endSessionRequest, revoke } from './signout';
 import { API_URL, APP_URL, END_SESSION_URL, REVOCATION_URL, deferred, json } from '../../../testing/fake-idp';
 
 const promptOf = (url: string) => new URL(url).searchParams.get('prompt');
@@ -219,13 +217,6 @@ describe('the end-session request', () => {
     timeoutMs: 1000,
     network: vi.fn(),
   });
-  const names = appNames('https://id.example.test', 'spa');
-  const fakePort = () => {
-    const go = vi.fn<BrowserPort['go']>();
-    sessionStorage.clear();
-    const browser = { go, perTab: sessionStorage, perBrowser: localStorage } as unknown as BrowserPort;
-    return { go, browser, storage: appStorage(browser, names) };
-  };
   const paramsOf = (url: string) => Object.fromEntries(new URL(url).searchParams);
 
   it('is the URL of a GET with client_id, post_logout_redirect_uri and a fresh state: no id_token_hint by default', () => {
@@ -264,28 +255,8 @@ describe('the end-session request', () => {
     expect(params.getAll('client_id')).toEqual(['spa']);
   });
 
-  it('is nothing without an endpoint: no navigation, no state kept', () => {
+  it('is nothing without an endpoint', () => {
     expect(endSessionRequest(serverWith(null), ID_TOKEN)).toBeUndefined();
-    const { go, browser, storage } = fakePort();
-    endSession(serverWith(null), browser, ID_TOKEN, storage);
-    expect(go).not.toHaveBeenCalled();
-    expect(sessionStorage.length).toBe(0);
-  });
-
-  it('endSession replaces the current entry with the request and keeps its state for the return', () => {
-    const { go, browser, storage } = fakePort();
-    endSession(serverWith(), browser, ID_TOKEN, storage);
-    expect(go).toHaveBeenCalledTimes(1);
-    const [url, replace] = go.mock.lastCall!;
-    expect(replace).toBe(true);
-    expect(paramsOf(url)).not.toHaveProperty('id_token_hint');
-    expect(sessionStorage.getItem(names.key('logout'))).toBe(paramsOf(url).state);
-  });
-
-  it('endSession sends the hint when its caller asks for it', () => {
-    const { go, browser, storage } = fakePort();
-    endSession(serverWith(), browser, ID_TOKEN, storage, true);
-    expect(paramsOf(go.mock.lastCall![0]).id_token_hint).toBe(ID_TOKEN);
   });
 });
 

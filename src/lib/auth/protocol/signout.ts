@@ -1,15 +1,14 @@
-// Sign-out at the identity service: revocation of what the tab held (RFC 7009) and the end of the
-// provider's session (RP-Initiated Logout 1.0). Loaded when the person signs out, not with the page.
+// Sign-out at the identity service, made by the session engine: revocation of what the session held
+// (RFC 7009), and the request that ends the provider's session (RP-Initiated Logout 1.0), which the
+// page that signed out navigates to.
 import * as oauth from 'oauth4webapi';
 import { requestOptions } from './http';
-import type { BrowserPort } from '../browser/port';
 import { MAX_PROTOCOL_BYTES, type Server, type TokenSet } from './steps';
-import type { AppStorage } from '../browser/storage';
 
 /** Revokes a token (RFC 7009 §2.1) with its type hint; best effort, so a short timeout. */
 export async function revoke(server: Server, token: string, hint: 'refresh_token' | 'access_token'): Promise<void> {
   const { as, client } = server;
-  // keepalive: the request outlives a sign-out that navigates away to end the provider's session.
+  // keepalive: in a page's engine (in-page.ts), the request outlives a sign-out that navigates away.
   const request = requestOptions(server.network, as.revocation_endpoint!, {
     timeoutMs: Math.min(server.timeoutMs, 5000),
     maxBytes: MAX_PROTOCOL_BYTES,
@@ -51,22 +50,4 @@ export function revokeAll(server: Server, tokens: TokenSet): void {
   const sent = [revoke(server, tokens.accessToken, 'access_token')];
   if (tokens.refreshToken) sent.push(revoke(server, tokens.refreshToken, 'refresh_token'));
   for (const request of sent) request.catch(() => {});
-}
-
-/**
- * Ends the provider's session when it has an end-session endpoint; its `state` is kept to match the
- * return once. The navigation replaces the page's history entry: Back from the app's signed-out page
- * never lands on the signed-in page it left, and a provider that answers at once leaves no entry of its own.
- */
-export function endSession(
-  server: Server,
-  browser: BrowserPort,
-  idToken: string | undefined,
-  storage: Pick<AppStorage, 'saveSignOut'>,
-  withHint = false,
-): void {
-  const end = endSessionRequest(server, idToken, withHint);
-  if (!end) return;
-  storage.saveSignOut(end.state);
-  browser.go(end.url, true);
 }

@@ -10,7 +10,7 @@ import type { StepUp } from './scope';
 
 /**
  * Everything a protocol step needs to know about the identity service and this client; fixed for the
- * instance's life (what a session adds, its scope and DPoP key, belongs to the session: vault.ts).
+ * instance's life (what a session adds, its scope and DPoP key, belongs to the session: session/tokens.ts).
  */
 export interface Server {
   readonly as: oauth.AuthorizationServer;

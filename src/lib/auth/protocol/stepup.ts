@@ -1,7 +1,7 @@
 // Step-up: an interactive authorization that asks for more than the session has, a scope a resource
 // named (RFC 6750 §3.1) or a stronger or fresher sign-in (RFC 9470 §4), the record of what it asks,
-// and the checks after the callback that it got it. Loaded after the first paint (later.ts): a sign-in
-// waits for that module anyway (the tabs), and the sign-in path stays small.
+// and the checks after the callback that it got it. The engine builds and checks them; the page's
+// client checks a caller's values before anything is sent (a TypeError).
 import * as oauth from 'oauth4webapi';
 import { AuthError } from './errors';
 import type { Claims, PendingSignIn, Proof, Server, TokenSet } from './steps';

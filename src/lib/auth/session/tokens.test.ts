@@ -8,7 +8,7 @@ import { useAuthHarness, type Tab } from '../../../testing/auth-harness';
 import { API_URL, APP_URL, cutOff, idTokenClaims, json, setPageUrl, unsignedIdToken } from '../../../testing/fake-idp';
 import { AuthError } from '../protocol/errors';
 import type { ResourceParams, TokenSet } from '../protocol/steps';
-import { classify } from './outcome';
+import { classify } from './tokens';
 import { createVault, type Grant, type VaultParts } from './tokens';
 
 let now: number;
@@ -184,22 +184,6 @@ describe('renewal', () => {
     expect(endpoint).toHaveBeenCalledTimes(2);
   });
 
-  it('unreachable (the leader could not renew for this tab): offline, told once, until a renewal arrives', () => {
-    const { vault, hold, parts } = setup(async () => tokens(2));
-    hold(tokens(1));
-    vault.unreachable();
-    vault.unreachable();
-    expect(vault.offline()).toBe(true);
-    expect(parts.offline).toHaveBeenCalledTimes(1);
-    expect(vault.take(tokens(3))).toBe(true);
-    expect(vault.offline()).toBe(false);
-    // Without a session there is nothing to be offline.
-    vault.drop();
-    vault.unreachable();
-    expect(vault.offline()).toBe(false);
-    expect(parts.offline).toHaveBeenCalledTimes(1);
-  });
-
   it('a failure that arrives after the session ended (signed out meanwhile) changes nothing', async () => {
     let fail!: (e: unknown) => void;
     const { vault, hold, parts } = setup(() => new Promise((_, reject) => (fail = reject)));
@@ -239,19 +223,6 @@ describe('renewal', () => {
     now += 60_000;
     await vi.advanceTimersByTimeAsync(60_000);
     expect(vault.tokens()?.accessToken).toBe('at-3');
-  });
-
-  it("take: only other tokens expiring no sooner, and only the session's person's", () => {
-    const { vault, hold, parts } = setup(async () => tokens(2));
-    hold(tokens(1));
-    expect(vault.take({ ...tokens(2, 50_000) })).toBe(false);
-    expect(vault.take({ ...tokens(1), expiresAt: now + 200_000 })).toBe(false);
-    expect(vault.take({ ...tokens(2, 200_000), subject: 'mallory' })).toBe(false);
-    expect(vault.take({ ...tokens(2, 200_000), subject: undefined })).toBe(false);
-    expect(vault.tokens()?.accessToken).toBe('at-1');
-    expect(vault.take(tokens(3, 200_000))).toBe(true);
-    expect(vault.tokens()?.accessToken).toBe('at-3');
-    expect(parts.renewed).toHaveBeenCalledTimes(1);
   });
 });
 

@@ -1,17 +1,46 @@
 // The token vault: the one owner of the session's tokens and their life. It holds the sign-in tokens and
 // the refresh token, the tokens for APIs (RFC 8707), the session's scope and DPoP key; makes every
 // refresh-token grant through one entry, in turn, as each may use and rotate the one refresh token;
-// renews before expiry; and acts on what a failed grant means (outcome.ts). In memory only (RFC 10017
+// renews before expiry; and acts on what a failed grant means (classify). In memory only (RFC 10017
 // §6.3): nothing outside the auth module ever sees it.
 import { DPoP, type Client } from 'oauth4webapi';
 import { apiParams, apisByOrigin, type ApiOptions } from '../protocol/apis';
 import { AuthError } from '../protocol/errors';
 import { toAuthError } from '../protocol/failures';
-import { classify, isRenewal } from './outcome';
-import type { Grant, Held } from './held';
 import type { Proof, ResourceParams, TokenSet } from '../protocol/steps';
 
-export type { Grant, Held } from './held';
+/** The session as the vault holds it. */
+export interface Held {
+  tokens: TokenSet;
+  /** What the session was granted: the sign-in's scope and what step-ups added. */
+  scope: string;
+  /** What step-ups added for each API, by its resource: that API's grants ask for it, no other's. */
+  added?: Record<string, string>;
+  /** The DPoP key pair the tokens are bound to (RFC 9449): non-extractable, and still so after cloning. */
+  keys?: CryptoKeyPair;
+}
+
+/** A refresh-token grant (RFC 6749 §6): a renewal without `params`, a token for one API with them (RFC 8707 §2.2). */
+export type Grant = (current: TokenSet, params: ResourceParams | undefined, signal: AbortSignal) => Promise<TokenSet>;
+
+/** What a failed grant means for the session. */
+export type Failure =
+  /** The network, a timeout or an abort: nothing is lost, a later grant may work. */
+  | 'transient'
+  /** Only the person can give what was asked, at the identity service (RFC 6749 §5.2 `invalid_scope`). */
+  | 'interaction'
+  /** The refresh token is refused (RFC 6749 §5.2 `invalid_grant`): the session cannot go on. */
+  | 'refused'
+  /** Any other failure of this one grant. */
+  | 'failed';
+
+/** What a failed grant means: the one place this is decided. */
+export function classify(err: unknown): Failure {
+  const { code, oauthError } = toAuthError(err);
+  if (code === 'timeout' || code === 'unreachable' || code === 'aborted') return 'transient';
+  if (code === 'interaction_required' || oauthError === 'invalid_scope') return 'interaction';
+  return code === 'invalid_grant' ? 'refused' : 'failed';
+}
 
 export interface VaultParts {
   client: Client;
@@ -113,17 +142,6 @@ export function createVault(parts: VaultParts) {
     misses = 0;
     plan(tokens);
     parts.renewed(tokens);
-  }
-
-  /**
-   * Tokens renewed outside the vault's own grants: only other tokens expiring no sooner than these, and
-   * only the same person's (OIDC Core §12.2).
-   */
-  function take(tokens: TokenSet): boolean {
-    const current = held?.tokens;
-    if (!current || !isRenewal(current, tokens)) return false;
-    renewTo(tokens);
-    return true;
   }
 
   /** A refresh token rotated by a grant for an API (RFC 6749 §6): the access token stays as it is. */
@@ -244,7 +262,6 @@ export function createVault(parts: VaultParts) {
       held = next;
       plan(next.tokens);
     },
-    take,
     rotate,
     renew,
     /** The renewal under way, if any: a request waits for it rather than start another while offline. */
@@ -252,8 +269,6 @@ export function createVault(parts: VaultParts) {
     grant,
     /** The last renewal could not reach the provider: the tokens are kept, and may have expired. */
     offline: () => misses > 0,
-    /** A renewal made outside the vault could not reach the provider either. */
-    unreachable,
     /** The access token for `origin`'s API (undefined for an origin without one): kept until about to expire. */
     async apiToken(origin: string): Promise<string | undefined> {
       const api = apis.get(origin);

@@ -1,9 +1,9 @@
 // The real browser port: what createAuth uses when no fake is passed in.
 import { afterEach, expect, it, vi } from 'vitest';
-import { browserPort } from './port';
+import { realBrowser } from './browser';
 
 const channels: BroadcastChannel[] = [];
-const port = () => browserPort();
+const port = () => realBrowser();
 afterEach(() => channels.splice(0).forEach((channel) => channel.close()));
 
 it('reads the page URL, the two storages and the clock, and opens the named broadcast channel of the browser', () => {

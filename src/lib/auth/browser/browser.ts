@@ -3,7 +3,7 @@
 // the app belongs to the app; the module only leaves for the identity service.
 import type { Stores } from './storage';
 
-export interface BrowserPort extends Stores {
+export interface Browser extends Stores {
   /** The page's URL now. */
   url(): string;
   /** Top-level navigation to the identity service (sign-in, sign-out); `replace` swaps the current history entry. */
@@ -60,7 +60,7 @@ function openSharedWorker(name: string): WorkerLike | undefined {
 }
 
 /** The real browser; call it only in a browser (createAuth calls it from start()). */
-export function browserPort(): BrowserPort {
+export function realBrowser(): Browser {
   return {
     url: () => location.href,
     go: (url, replace) => (replace ? location.replace(url) : location.assign(url)),
