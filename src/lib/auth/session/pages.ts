@@ -1,0 +1,94 @@
+// The engine's pages: the ports it serves, what it tells them, and the snapshot a page gets on joining.
+// Each page's message is checked against the command table (host/messages.ts) and answered by its
+// handler (commands.ts), or with its error as an AuthError's code and details, never its cause.
+import { parseRequest, type SharedSession, type Transition, type WireError } from '../host/messages';
+import { AuthError } from '../protocol/errors';
+import { toAuthError } from '../protocol/failures';
+import type { Claims } from '../protocol/steps';
+import type { IdleState } from './idle';
+
+/** One end of a MessagePort, as the engine uses it: a page's, or a test's. */
+export interface PagePort {
+  postMessage(message: unknown): void;
+  addEventListener(type: 'message', listener: (event: MessageEvent) => void): void;
+  removeEventListener(type: 'message', listener: (event: MessageEvent) => void): void;
+  start?(): void;
+}
+
+/** A command's handler, as the pages call it: the checked body and the page that sent it. */
+export type Handler = (body: unknown, from: PagePort) => Promise<unknown>;
+
+/** An AuthError as it crosses the port: code and details, never the cause. */
+export const toWire = (err: AuthError): WireError => err.toJSON();
+
+/** The snapshot after `transition`: what a page that joins now is told. */
+export function nextShared<C extends Claims>(shared: SharedSession<C>, transition: Transition<C>): SharedSession<C> {
+  switch (transition.type) {
+    case 'signed-in':
+      return { status: 'signed-in', user: transition.user, expiresAt: transition.expiresAt, offline: false };
+    case 'renewed':
+      return shared.status === 'signed-in' ? { ...shared, expiresAt: transition.expiresAt, offline: false } : shared;
+    case 'offline':
+      return shared.status === 'signed-in' ? { ...shared, offline: true } : shared;
+    case 'expired':
+      return { status: 'expired', error: { ...transition.error, code: 'session_expired' } };
+    case 'signed-out':
+      return { status: 'signed-out' };
+    case 'renew-failed':
+      return shared;
+  }
+}
+
+/** The pages one engine serves; `report` is told a handler's bug (a thrown non-AuthError). */
+export function createPages<C extends Claims>(report: (error: unknown) => void) {
+  const pages = new Set<PagePort>();
+  let shared: SharedSession<C> = { status: 'signed-out' };
+
+  /** Answers one page's message: a checked command gets its handler's answer or its error; anything else, nothing. */
+  async function answer(page: PagePort, data: unknown, handlers: Record<string, Handler>) {
+    const request = parseRequest(data);
+    if (!request) return;
+    const { id, type, body } = request;
+    try {
+      page.postMessage({ id, answer: await handlers[type](body, page) });
+    } catch (err) {
+      let error: AuthError;
+      try {
+        error = toAuthError(err);
+      } catch (bug) {
+        report(bug);
+        error = new AuthError('invalid_response');
+      }
+      page.postMessage({ id, error: toWire(error) });
+    }
+  }
+
+  return {
+    /** Tells every page (but `except`) a change of the session, and keeps the snapshot a joining page gets. */
+    publish(transition: Transition<C>, except?: PagePort) {
+      shared = nextShared(shared, transition);
+      for (const page of pages) if (page !== except) page.postMessage({ notice: 'transition', transition });
+    },
+    /** The idle countdown, to every page. */
+    show: (idle: IdleState) => pages.forEach((page) => page.postMessage({ notice: 'idle', idle })),
+    /** The session as a page joining now sees it. */
+    snapshot: () => shared,
+    /** The session is forgotten without a word: no page is there to tell. */
+    reset: () => void (shared = { status: 'signed-out' }),
+    /** Serves one page over `port` with `handlers` until the returned close() (the page is gone). */
+    serve(port: PagePort, handlers: Record<string, Handler>): () => void {
+      const listener = (event: MessageEvent) => void answer(port, event.data, handlers);
+      pages.add(port);
+      port.addEventListener('message', listener);
+      port.start?.();
+      return () => {
+        pages.delete(port);
+        port.removeEventListener('message', listener);
+      };
+    },
+    size: () => pages.size,
+    clear: () => pages.clear(),
+  };
+}
+
+export type Pages<C extends Claims> = ReturnType<typeof createPages<C>>;
