@@ -57,6 +57,8 @@ export interface StackOptions extends IdpOptions {
    * `(idp) => ({ apis: { [idp.apiUrl]: { resource: idp.apiUrl, scope: 'notes.read' } } })`.
    */
   extraConfig?: Record<string, unknown> | ((idp: Idp) => Record<string, unknown>);
+  /** The app's CSP worker-src instead of 'self' (ServeOptions): "'none'" makes its pages run the in-page host. */
+  workerSrc?: string;
 }
 
 /** The default config.json for an app signing in at `idp`, with `extraConfig` merged over it. */
@@ -76,8 +78,8 @@ export function appConfig(idp: Idp, extraConfig: StackOptions['extraConfig']): R
 
 /** Start app + provider; `extraConfig` is merged over the default config.json. */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const { extraConfig, ...idpOptions } = options;
-  const app = await serveApp();
+  const { extraConfig, workerSrc, ...idpOptions } = options;
+  const app = await serveApp({ workerSrc });
   let idp: Idp;
   try {
     idp = await startIdp({ redirectUris: [app.url], ...idpOptions });

@@ -114,6 +114,16 @@ export interface AppsServer {
   close(): Promise<void>;
 }
 
+export interface ServeOptions {
+  /** The build to serve; default dist/ (or APP_DIST). */
+  dir?: string;
+  /**
+   * The CSP's worker-src instead of 'self': "'none'" refuses the session's shared worker, so the app's
+   * pages run the in-page host, as under a site policy that allows no workers.
+   */
+  workerSrc?: string;
+}
+
 /** The mount whose path starts `pathname`, the longest if several do. */
 const mountOf = (mounts: string[], pathname: string) =>
   mounts.filter((mount) => pathname.startsWith(mount)).sort((a, b) => b.length - a.length)[0];
@@ -123,7 +133,7 @@ const mountOf = (mounts: string[], pathname: string) =>
  * of the app side by side: each path has its own config.json and the CSP made from it, and the built
  * files under it (the build's asset URLs are relative). Paths under no mount are 404.
  */
-export async function serveApps(mounts: string[], options: { dir?: string } = {}): Promise<AppsServer> {
+export async function serveApps(mounts: string[], options: ServeOptions = {}): Promise<AppsServer> {
   for (const mount of mounts) {
     if (!/^\/([\w-]+\/)*$/.test(mount))
       throw new TypeError(`serveApps: mount ${JSON.stringify(mount)} must be like '/' or '/a/'`);
@@ -141,6 +151,11 @@ export async function serveApps(mounts: string[], options: { dir?: string } = {}
     const mount = mountOf(mounts, pathname);
     // Computed per response because the CSP's connect-src follows the current config's origins.
     const headers: Record<string, string> = { ...securityHeaders(configs.get(mount) ?? {}, { dev: false }) };
+    if (options.workerSrc !== undefined)
+      headers['Content-Security-Policy'] = headers['Content-Security-Policy'].replace(
+        /worker-src [^;]*/,
+        `worker-src ${options.workerSrc}`,
+      );
     const send = (status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}) => {
       res.writeHead(status, { ...headers, 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...extra });
       res.end(req.method === 'HEAD' ? undefined : body);
@@ -182,7 +197,7 @@ export async function serveApps(mounts: string[], options: { dir?: string } = {}
 }
 
 /** The build at the root of its own origin: the app most tests use. */
-export async function serveApp(options: { dir?: string } = {}): Promise<AppServer> {
+export async function serveApp(options: ServeOptions = {}): Promise<AppServer> {
   const { apps, close } = await serveApps(['/'], options);
   return { ...apps['/'], close };
 }

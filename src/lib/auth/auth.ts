@@ -83,7 +83,7 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
   let attached: PageClient | undefined;
   // The module's two import()s: the page's client, and the engine in this page where no shared worker starts.
   const inPage = () => import('./host/in-page');
-  const connect = () =>
+  const connect = (completing?: boolean) =>
     (client ??= import('./host/client')
       .then((module) =>
         module.attachClient<C>({
@@ -96,6 +96,7 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
           events,
           showIdle: idle.set,
           inPage,
+          completing,
         }),
       )
       .then(

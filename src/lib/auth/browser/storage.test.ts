@@ -177,6 +177,20 @@ it("clearTab forgets this tab's sign-in, sign-out and restore guard, and nothing
   expect(readHint()).toBe('had-session');
 });
 
+describe("a sign-out's return another instance on the page waits for (signedOutOther)", () => {
+  const theirs = appStorage({ perTab: sessionStorage, perBrowser: localStorage }, appNames('https://other.example', 'demo-spa'));
+
+  it("is another instance's whose pending sign-out sent that state, never this instance's own", () => {
+    theirs.saveSignOut('theirs');
+    saveSignOut('mine');
+    expect(records.signedOutOther('theirs')).toBe(true);
+    expect(records.signedOutOther('mine')).toBe(false);
+    expect(records.signedOutOther(null)).toBe(false);
+    expect(theirs.takeSignOut('theirs')).toBe(true);
+    expect(records.signedOutOther('theirs')).toBe(false);
+  });
+});
+
 describe('a callback another instance on the page waits for (answersOther)', () => {
   const theirs = appStorage({ perTab: sessionStorage, perBrowser: localStorage }, appNames('https://other.example', 'demo-spa'));
 

@@ -91,6 +91,18 @@ export function appStorage({ perTab, perBrowser }: Stores, names: AppNames) {
     /** Remembers the `state` sent with the end-session request, to match the provider's return once. */
     saveSignOut: (state: string): void => perTab.setItem(SIGN_OUT, state),
 
+    /**
+     * Whether another instance on this page signed out with `state`: instances may share a post-logout
+     * URI, and the provider's return is that instance's to take, left in the URL by this one.
+     */
+    signedOutOther(state: string | null): boolean {
+      for (let i = 0; state !== null && i < perTab.length; i++) {
+        const key = perTab.key(i)!;
+        if (key !== SIGN_OUT && key.startsWith('auth:logout ') && perTab.getItem(key) === state) return true;
+      }
+      return false;
+    },
+
     /** True once for the `state` of this tab's pending sign-out; the record is gone either way. */
     takeSignOut(state: string | null): boolean {
       const sent = take(perTab, SIGN_OUT);

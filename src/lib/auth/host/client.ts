@@ -31,6 +31,8 @@ export interface ClientParts<C extends Claims> {
   events: Pick<Events, 'emit'>;
   showIdle(state: IdleState): void;
   inPage(): Promise<typeof import('./in-page')>;
+  /** The page joins to complete a callback: the session it finds is not shown meanwhile. */
+  completing?: boolean;
 }
 
 const fromWire = (error: WireError) => new AuthError(error.code, error);
@@ -82,10 +84,11 @@ export async function attachClient<C extends Claims>(parts: ClientParts<C>) {
   }
 
   const { connection, joined } = await connect<C>({ ...parts, timeoutMs: options.timeoutMs ?? 15_000, notice });
-  showSnapshot(joined.session);
+  // A page completing a callback shows the session its code begins, not the one it may replace.
+  if (!parts.completing) showSnapshot(joined.session);
   parts.showIdle(joined.idle);
 
-  /** The session the page found on joining: shown, unless this page is on its way elsewhere. */
+  /** The session the page found on joining. */
   function showSnapshot(session: SharedSession<C>) {
     if (session.status === 'signed-in') {
       state.signedIn(session.user, session.expiresAt);

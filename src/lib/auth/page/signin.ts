@@ -43,8 +43,11 @@ export interface SignInParts<C extends Claims> {
   browser(): Browser;
   storage(): AppStorage;
   state: Session<C>;
-  /** The page's client of the engine, connected once: joining shows the session the engine holds. */
-  client(): Promise<PageClient>;
+  /**
+   * The page's client of the engine, connected once: joining shows the session the engine holds, unless
+   * the page joins to complete a callback (`completing`).
+   */
+  client(completing?: boolean): Promise<PageClient>;
   /** A stranger's page: told when someone signs in elsewhere, it joins then (auth.ts). */
   watch(): void;
 }
@@ -111,7 +114,7 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
         if (state.session.current.status === 'signed-out' && !state.session.current.error) state.notice('unknown_transaction');
         return {};
       }
-      const client = await parts.client();
+      const client = await parts.client(true);
       const { returnTo } = await client.request('complete', { response: callback.params.toString(), pending });
       return { returnTo };
     } catch (e) {
@@ -141,8 +144,8 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
       const b = browser();
       const s = storage();
       const callback =
-        takeCallbackResponse(b, parts.redirectUri, (sent) => s.answersOther(sent)) ??
-        takeSignOutReturn(b, parts.postLogoutRedirectUri);
+        takeCallbackResponse(b, parts.redirectUri, (sent) => s.answersOther(sent) || s.signedOutOther(sent)) ??
+        takeSignOutReturn(b, parts.postLogoutRedirectUri, (sent) => s.signedOutOther(sent));
       // A response with only `state` is the provider's sign-out coming back, never a sign-in.
       if (callback && [...callback.params.keys()].join() === 'state') signOutReturned(callback.params.get('state'));
       else if (callback) return complete(callback);

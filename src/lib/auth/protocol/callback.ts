@@ -89,14 +89,19 @@ export function takeCallbackResponse(
 
 /**
  * The provider's sign-out coming back to `uri` (`postLogoutRedirectUri`): that URL exactly, plus one
- * `state`, which leaves the URL. Undefined anywhere else.
+ * `state`, which leaves the URL, unless `another(state)` says another instance on the page signed out
+ * with it. Undefined anywhere else.
  */
-export function takeSignOutReturn(browser: Pick<Browser, 'url' | 'rewrite'>, uri?: string): CallbackResponse | undefined {
+export function takeSignOutReturn(
+  browser: Pick<Browser, 'url' | 'rewrite'>,
+  uri?: string,
+  another: (state: string) => boolean = () => false,
+): CallbackResponse | undefined {
   const url = new URL(browser.url());
   const state = url.searchParams.getAll('state');
   url.searchParams.delete('state');
   const page = (href: string) => href.split('#')[0];
-  if (!uri || state.length != 1 || page(url.href) != page(new URL(uri).href)) return undefined;
+  if (!uri || state.length != 1 || page(url.href) != page(new URL(uri).href) || another(state[0])) return undefined;
   browser.rewrite(url.href);
   return { params: new URLSearchParams({ state: state[0] }), inFragment: false };
 }
