@@ -215,8 +215,17 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       include: ['src/**/*.{ts,svelte}'],
-      // The test harness, fixtures and test set-up are not app code.
-      exclude: ['src/**/*.test.ts', 'src/testing/**', 'src/**/__fixtures__/**', 'src/test-setup.ts'],
+      // The test harness, fixtures and test set-up are not app code. The auth module's worker entry
+      // (host/worker.ts) only hands a real SharedWorker's globals to serveWorker, which the unit tests run
+      // in-process: it runs in a browser alone (the e2e tests). Its index.ts only re-exports: nothing to run.
+      exclude: [
+        'src/**/*.test.ts',
+        'src/testing/**',
+        'src/**/__fixtures__/**',
+        'src/test-setup.ts',
+        'src/lib/auth/host/worker.ts',
+        'src/lib/auth/index.ts',
+      ],
       reporter: ['text-summary', 'text'],
       // Just under the figures measured when the gate was added; raise them as coverage grows.
       thresholds: {

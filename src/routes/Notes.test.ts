@@ -199,6 +199,78 @@ describe('Notes', () => {
     expect(api.gets(NOTES_URL)).toHaveLength(2);
   });
 
+  it('signed out: "Sign in" starts a sign-in that returns here, and then the notes load', async () => {
+    const api = demoApi();
+    const auth = createTestAuth({ user: null, apiOrigins: [API_ORIGIN], handler: api.handler });
+    const signIn = vi.spyOn(auth, 'signIn');
+    renderView(Notes, auth);
+    expect(screen.getByText('Sign in to see your notes.')).toBeTruthy();
+    expect(api.requests).toHaveLength(0);
+    await fireEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+    expect(signIn).toHaveBeenCalledExactlyOnceWith({ returnTo: '/notes' });
+    await screen.findByRole('button', { name: 'Welcome' });
+  });
+
+  it('a failed note load is an alert whose Try again loads that note again', async () => {
+    let calls = 0;
+    const { api } = renderNotes((request) =>
+      request.url === `${NOTES_URL}/n2` && ++calls === 1 ? Promise.resolve(new Response('down', { status: 502 })) : undefined,
+    );
+    await fireEvent.click(await screen.findByRole('button', { name: 'Shopping' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('The note could not be loaded (http_error, HTTP 502)');
+    expect(screen.queryByRole('article')).toBeNull();
+    await fireEvent.click(within(alert).getByRole('button', { name: 'Try again' }));
+    expect((await article()).textContent).toContain('Tea, jam, tarts');
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(api.gets(`${NOTES_URL}/n2`)).toHaveLength(2);
+  });
+
+  it('a note saved while the list is not shown (its load failed) loads the list afresh, the new note in it', async () => {
+    let calls = 0;
+    const { api } = renderNotes((request) =>
+      request.method === 'GET' && request.url === NOTES_URL && ++calls === 1
+        ? Promise.resolve(new Response('down', { status: 503 }))
+        : undefined,
+    );
+    await screen.findByRole('alert');
+    await addNote('Garden', 'Paint the roses red');
+    await within(await screen.findByRole('list')).findByRole('button', { name: 'Garden' });
+    expect(within(list()).getAllByRole('button')).toHaveLength(3);
+    expect(api.gets(NOTES_URL)).toHaveLength(2);
+    expect((await article()).textContent).toContain('Paint the roses red');
+  });
+
+  it('an error answer that is not JSON is an alert with its status alone', async () => {
+    renderNotes((request) =>
+      request.method === 'POST' ? Promise.resolve(new Response('<h1>Oops</h1>', { status: 500 })) : undefined,
+    );
+    await screen.findByRole('button', { name: 'Welcome' });
+    await addNote('Plan', 'Tea at four');
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toBe('The note was not saved (HTTP 500)');
+    expect(within(list()).getAllByRole('button')).toHaveLength(2);
+  });
+
+  it('a save whose answer comes after sign-out shows nothing of it, then or once signed in again', async () => {
+    const post = later();
+    const { auth, api } = renderNotes((request) => (request.method === 'POST' ? post.response : undefined));
+    await screen.findByRole('button', { name: 'Welcome' });
+    await addNote('Plan', 'Tea at four');
+    await vi.waitFor(() => expect(posts(api)).toHaveLength(1));
+    auth.signOut();
+    post.release(Response.json({ error: 'server_error', error_description: 'late' }, { status: 500 }));
+    await screen.findByRole('button', { name: 'Sign in' });
+    await tick();
+    expect(screen.queryByRole('alert')).toBeNull();
+    // Nor once someone signs in again: the failed save was the last session's.
+    await auth.signIn();
+    await screen.findByRole('button', { name: 'Welcome' });
+    await tick();
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(document.body.textContent).not.toContain('not saved');
+  });
+
   it('signing out clears the list and the note: nothing of the user is shown', async () => {
     const { auth } = renderNotes();
     await fireEvent.click(await screen.findByRole('button', { name: 'Shopping' }));

@@ -1,14 +1,16 @@
 // Sign-out (auth.ts): the tokens are forgotten here and in every other tab of the session, requests in
 // flight are aborted, only the non-secret "signed out on purpose" mark stays, and the next interactive
 // sign-in lets the person choose an account (prompt=login). With the provider's endpoints: signout tests.
-import { describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { describe, expect, expectTypeOf, it, onTestFinished, vi } from 'vitest';
 import { createAuth, type Auth, type SessionState } from '.';
 import { noSession, useAuthHarness, type Tab } from '../../testing/auth-harness';
 import {
+  ACCOUNT_URL,
   ALICE,
   API_URL,
   APP_URL,
   BOB,
+  CLIENT_ID,
   FakeBroadcastChannel,
   NAMES,
   REVOCATION_URL,
@@ -16,11 +18,27 @@ import {
   setPageUrl,
   testConfig,
 } from '../../testing/fake-idp';
+import { assembleAuth } from './auth';
 import { appNames } from './browser/storage';
 
 const h = useAuthHarness();
 
 const promptOf = (url: string) => new URL(url).searchParams.get('prompt');
+
+const WELL_KNOWN = `${ACCOUNT_URL}/.well-known/openid-configuration`;
+
+/**
+ * A page of the app configured with its issuer alone: its engine must read the provider's metadata
+ * before it can serve a page, and the fake provider does not serve it (unreachable).
+ */
+function pageWithoutMetadata() {
+  const auth = assembleAuth(
+    { issuer: ACCOUNT_URL, clientId: CLIENT_ID, redirectUri: APP_URL },
+    { browser: h.port, network: (request) => h.idp.fetch(request) },
+  );
+  onTestFinished(() => auth.destroy());
+  return auth;
+}
 
 async function expectUnauthenticatedWithoutRequest(tab: Tab) {
   const before = h.idp.requests.length;
@@ -96,6 +114,42 @@ describe('sign-out', () => {
   });
 });
 
+describe('a page that cannot join the engine', () => {
+  it("a stranger's page that hears of a sign-in elsewhere stays as it was, holding nothing; its own sign-in says why", async () => {
+    const auth = pageWithoutMetadata();
+    await auth.start();
+    new FakeBroadcastChannel(NAMES.channel).postMessage({ app: NAMES.app, type: 'signed-in', sub: ALICE.sub });
+    await vi.waitFor(() => expect(h.idp.requests.map(({ url }) => url)).toEqual([WELL_KNOWN]));
+    await vi.waitFor(() => expect(h.locks.held()).toEqual([]));
+    expect(auth.session.current).toEqual(noSession('signed-out'));
+    await auth.signIn();
+    expect(auth.session.current).toMatchObject({ status: 'error', error: { code: 'discovery_failed', reason: 'unreachable' } });
+    expect(h.assign).not.toHaveBeenCalled();
+  });
+
+  it('destroy() while the page joins: an engine it cannot join leaves nothing held, and nothing unhandled', async () => {
+    const tab = await h.signIn();
+    await h.close(tab);
+    const auth = pageWithoutMetadata();
+    const started = auth.start();
+    auth.destroy();
+    await started;
+    expect(h.idp.requests.at(-1)?.url).toBe(WELL_KNOWN);
+    await vi.waitFor(() => expect(h.locks.held()).toEqual([]));
+  });
+
+  it('destroy() while the page joins: once joined, it leaves at once, its lock let go', async () => {
+    const tab = await h.signIn();
+    await h.close(tab);
+    const joining = h.newTab();
+    const started = joining.auth.start();
+    joining.auth.destroy();
+    await started;
+    await vi.waitFor(() => expect(h.locks.held()).toEqual([]));
+    await expect(joining.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'aborted' });
+  });
+});
+
 describe('account switching without provider endpoints', () => {
   it('the first interactive sign-in sends no prompt', async () => {
     expect(promptOf(await h.startSignIn())).toBeNull();
@@ -156,6 +210,16 @@ describe('account switching without provider endpoints', () => {
 });
 
 describe('settled()', () => {
+  it('waits for start(): the session of the callback it completes, never loading', async () => {
+    const callback = h.idp.approve(await h.startSignIn());
+    setPageUrl(`${APP_URL}?${callback}`);
+    const tab = h.newTab();
+    const settled = tab.auth.settled();
+    expect(tab.state.status).toBe('loading');
+    await tab.auth.start();
+    expect(await settled).toMatchObject({ status: 'signed-in', user: ALICE });
+  });
+
   it("is typed by the instance's claims", () => {
     expectTypeOf<Auth<{ sub: string; role: string }>['settled']>().toEqualTypeOf<
       () => Promise<SessionState<{ sub: string; role: string }>>
@@ -196,6 +260,16 @@ describe('the idle option', () => {
     await vi.waitFor(() => expect(active()).toHaveLength(before + 1));
     expect(active().at(-1)).toEqual({ name: NAMES.channel, data: { type: 'active', app: NAMES.app } });
     expect(tab.auth.idle.current).toEqual({ warning: false });
+  });
+
+  it("on a stranger's page, stayActive() does nothing: no engine started, nothing sent", async () => {
+    const stranger = await h.loadAt(APP_URL, { ...h.config, idle: { timeoutMs: 600_000, warnMs: 60_000 } });
+    stranger.auth.stayActive();
+    for (let turn = 0; turn < 10; turn++) await Promise.resolve();
+    expect(h.workers.size).toBe(0);
+    expect(h.locks.held()).toEqual([]);
+    expect(FakeBroadcastChannel.posted).toEqual([]);
+    expect(stranger.state).toEqual(noSession('signed-out'));
   });
 
   it("an idle end is the events' sign-out with reason idle, and the session's notice says so", async () => {

@@ -165,6 +165,24 @@ describe("production's policy", () => {
     expect(await codeOf(auth.fetch(`${API}/x`))).toBe('unauthenticated');
   });
 
+  it('two requests refused together end the session once: one expired event, each request session_expired', async () => {
+    let refuse!: () => void;
+    const refused = new Promise<void>((resolve) => (refuse = resolve));
+    const handler = vi.fn(async () => {
+      await refused;
+      return new Response(null, { status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
+    });
+    const auth = createTestAuth({ apiOrigins: [API], handler });
+    const expired = vi.fn();
+    auth.on('expired', expired);
+    const both = [auth.fetch(`${API}/a`), auth.fetch(`${API}/b`)].map(codeOf);
+    await vi.waitFor(() => expect(handler).toHaveBeenCalledTimes(2));
+    refuse();
+    expect(await Promise.all(both)).toEqual(['session_expired', 'session_expired']);
+    expect(expired).toHaveBeenCalledTimes(1);
+    expect(auth.session.current).toMatchObject({ status: 'expired', error: { code: 'session_expired' } });
+  });
+
   it('knows the person as production does: signed in, then expired; not after signOut(), again after signIn()', async () => {
     const handler = () => new Response(null, { status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
     const auth = createTestAuth({ apiOrigins: [API], handler });

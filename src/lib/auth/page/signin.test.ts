@@ -5,7 +5,7 @@
 // what the app sends to the identity service, what it accepts back, what it leaves behind; a reload that
 // shows the engine's session, or restores it silently where the engine has none; a stranger's page; two
 // instances on one page; the whole flow in both hosts; and the provider's sign-out coming back.
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import type { AppConfig } from '../../../config';
 import { noSession, useAuthHarness } from '../../../testing/auth-harness';
@@ -27,6 +27,7 @@ import {
   testConfig,
   unsignedIdToken,
 } from '../../../testing/fake-idp';
+import { assembleAuth } from '../auth';
 import { AuthError } from '../protocol/errors';
 import type { StandardClaims } from '../protocol/steps';
 import { createEvents } from './events';
@@ -688,6 +689,39 @@ describe('a sign-in that cannot start', () => {
     expect(tab.state).toMatchObject({ status: 'error', error: { code: 'invalid_response', returnTo: '/api' } });
     expect(h.assign).not.toHaveBeenCalled();
   });
+});
+
+describe('a returning page whose engine cannot start', () => {
+  it.each([
+    ['the shared worker', true],
+    ['an in-page engine', false],
+  ])(
+    "%s unable to read the provider's metadata: an error with a way forward, the person known; no navigation, nothing held",
+    async (_name, shared) => {
+      await h.signIn();
+      await h.closeTabs();
+      h.sharedWorkers = shared;
+      // The app now names only its issuer: a new engine reads the provider's metadata, which does not answer.
+      const auth = assembleAuth(
+        { issuer: ACCOUNT_URL, clientId: CLIENT_ID, redirectUri: APP_URL },
+        { browser: h.port, network: (request) => h.idp.fetch(request) },
+      );
+      onTestFinished(() => auth.destroy());
+      const navigations = h.assign.mock.calls.length;
+      const requests = h.idp.requests.length;
+      await auth.start();
+      expect(auth.session.current).toMatchObject({
+        status: 'error',
+        user: null,
+        known: true,
+        error: { code: 'discovery_failed', reason: 'unreachable' },
+      });
+      expect(h.idp.requests.slice(requests).map(({ url }) => url)).toEqual([`${ACCOUNT_URL}/.well-known/openid-configuration`]);
+      expect(h.assign).toHaveBeenCalledTimes(navigations);
+      // The failed attempt let its page lock go: no worker waits on a page that has nothing to show.
+      await vi.waitFor(() => expect(h.locks.held()).toEqual([]));
+    },
+  );
 });
 
 describe('the return of a sign-out to postLogoutRedirectUri', () => {
