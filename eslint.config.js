@@ -8,7 +8,16 @@ import ts from 'typescript-eslint';
 
 export default defineConfig(
   {
-    ignores: ['dist/', 'package/', 'coverage/', 'node_modules/', 'examples/sveltekit/build/', 'examples/sveltekit/.svelte-kit/'],
+    ignores: [
+      'dist/',
+      'package/',
+      'coverage/',
+      'node_modules/',
+      '.stryker-tmp/',
+      'reports/',
+      'examples/sveltekit/build/',
+      'examples/sveltekit/.svelte-kit/',
+    ],
   },
   js.configs.recommended,
   ts.configs.recommended,

@@ -3,8 +3,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { authOptions } from '../../../config';
 import { useAuthHarness } from '../../../testing/auth-harness';
-import { FakeMessageChannel, NAMES } from '../../../testing/fake-idp';
-import type { WorkerLike } from '../browser/browser';
+import { FakeBroadcastChannel, FakeMessageChannel, NAMES } from '../../../testing/fake-idp';
+import type { Browser, WorkerLike } from '../browser/browser';
 import { connect } from './connect';
 
 const h = useAuthHarness();
@@ -13,30 +13,34 @@ const TIMEOUT_MS = 1_000;
 const COMMAND_MS = 4 * TIMEOUT_MS;
 
 /** Connects a page whose browser starts shared workers with `sharedWorker` (the harness's by default). */
-function connectPage(sharedWorker?: (name: string) => WorkerLike | undefined) {
+function connectPage(sharedWorker?: (name: string) => WorkerLike | undefined, more: Partial<Browser> = {}, notice = vi.fn()) {
   const browser = h.port();
   return connect({
     options: authOptions(h.config),
     names: NAMES,
-    browser: sharedWorker ? { ...browser, sharedWorker } : browser,
+    browser: { ...browser, ...(sharedWorker && { sharedWorker }), ...more },
     network: (request) => h.idp.fetch(request),
     timeoutMs: TIMEOUT_MS,
-    notice: vi.fn(),
+    notice,
     inPage: () => import('./in-page'),
   });
 }
 
+/** The page locks held now. */
+const held = () => h.locks.held().filter((name) => name.startsWith(NAMES.lock));
+
 /** A worker that answers `join` (when asked to) and nothing else; `heard` lists the commands it got. */
-function mutedWorker({ joins }: { joins: boolean }) {
+function mutedWorker({ joins, refuses }: { joins: boolean; refuses?: boolean }) {
   const { port1, port2 } = new FakeMessageChannel();
   const heard: string[] = [];
   port1.addEventListener('message', (event) => {
     const { id, type } = (event as MessageEvent).data as { id: number; type: string };
     heard.push(type);
     const answer = { session: { status: 'signed-out' }, idle: { warning: false }, allowed: [], scope: 'openid' };
-    if (joins && type === 'join') port1.postMessage({ id, answer });
+    if (refuses && type === 'join') port1.postMessage({ id, error: { code: 'unreachable' } });
+    else if (joins && type === 'join') port1.postMessage({ id, answer });
   });
-  return Object.assign(new EventTarget(), { port: port2 as unknown as MessagePort, heard });
+  return Object.assign(new EventTarget(), { port: port2 as unknown as MessagePort, heard, engine: port1 });
 }
 
 describe('connect', () => {
@@ -45,7 +49,6 @@ describe('connect', () => {
     expect(connection.host).toBe('worker');
     expect(joined.session).toEqual({ status: 'signed-out' });
     expect(h.workers.size).toBe(1);
-    const held = () => h.locks.held().filter((name) => name.startsWith(NAMES.lock));
     expect(held()).toHaveLength(1);
     connection.close();
     await vi.waitFor(() => expect(held()).toEqual([]));
@@ -96,5 +99,56 @@ describe('connect', () => {
     const connecting = connectPage(() => mutedWorker({ joins: false })).catch((err: unknown) => err);
     await vi.advanceTimersByTimeAsync(COMMAND_MS);
     expect(await connecting).toMatchObject({ name: 'AuthError', code: 'timeout' });
+  });
+
+  it.each([
+    ['worker', undefined],
+    ['in-page', () => undefined],
+  ])(
+    "closed (%s), every command waiting and every later one is AuthError 'aborted', and the lock is released",
+    async (host, sharedWorker) => {
+      const { connection } = await connectPage(sharedWorker);
+      expect(connection.host).toBe(host);
+      const waiting = connection.request('token', { origin: 'https://api.test' }).catch((err: unknown) => err);
+      connection.close();
+      expect(await waiting).toMatchObject({ name: 'AuthError', code: 'aborted' });
+      await expect(connection.request('wake', {})).rejects.toMatchObject({ code: 'aborted' });
+      await vi.waitFor(() => expect(held()).toEqual([]));
+    },
+  );
+
+  it('a join the worker refuses fails the connection, and holds neither the lock nor the port', async () => {
+    const worker = mutedWorker({ joins: false, refuses: true });
+    await expect(connectPage(() => worker)).rejects.toMatchObject({ name: 'AuthError', code: 'unreachable' });
+    expect(held()).toEqual([]);
+    expect((worker.port as unknown as { closed: boolean }).closed).toBe(true);
+    expect(worker.heard).toEqual(['join']);
+  });
+
+  it("gives the engine's notices to `notice`, and ignores an answer to no command", async () => {
+    const worker = mutedWorker({ joins: true });
+    const notice = vi.fn();
+    const { connection } = await connectPage(() => worker, {}, notice);
+    const idle = { notice: 'idle', idle: { warning: false } };
+    worker.engine.postMessage({ id: 99, answer: null });
+    worker.engine.postMessage(idle);
+    await vi.waitFor(() => expect(notice).toHaveBeenCalledWith(idle));
+    expect(notice).toHaveBeenCalledTimes(1);
+    connection.close();
+  });
+
+  it('connects in a browser without Web Locks', async () => {
+    const { connection } = await connectPage(undefined, { locks: undefined });
+    expect(connection.host).toBe('worker');
+    expect(held()).toEqual([]);
+    connection.close();
+  });
+
+  it("closed, the in-page engine leaves the app's signal", async () => {
+    const { connection } = await connectPage(() => undefined);
+    const signals = () => [...FakeBroadcastChannel.open].filter((channel) => channel.name === NAMES.channel);
+    expect(signals()).toHaveLength(1);
+    connection.close();
+    expect(signals()).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@
 import type { AppNames } from '../browser/storage';
 import type { AuthOptions } from '../options';
 import type { Network } from '../protocol/http';
-import { createEngine, type Engine } from '../session/engine';
+import { createEngine } from '../session/engine';
 import { openSignal, type Channel } from './signal';
 
 export interface InPageParts {
@@ -19,9 +19,9 @@ export interface InPageParts {
 
 /** Starts this page's engine; returns the page's end of the port and the host's removal. */
 export function startInPage({ options, names, network, now, channel }: InPageParts) {
-  let engine: Engine | undefined = undefined;
-  const signal = openSignal(channel, names, (message) => engine?.heard(message));
-  engine = createEngine({ options, network, now, signal: signal.signal });
+  // The signal delivers in a later task, once the engine below exists.
+  const signal = openSignal(channel, names, (message) => engine.heard(message));
+  const engine = createEngine({ options, network, now, signal: signal.signal });
   const { port1, port2 } = new MessageChannel();
   const stop = engine.serve(port1);
   port2.start();
@@ -29,7 +29,7 @@ export function startInPage({ options, names, network, now, channel }: InPagePar
     port: port2,
     close() {
       stop();
-      engine!.destroy();
+      engine.destroy();
       signal.close();
       port1.close();
       port2.close();

@@ -113,7 +113,8 @@ function isAsk(value: unknown): value is AuthorizeBody['ask'] {
 
 /** Each command's check: the shape and sizes of its body, before the engine reads it. */
 export const checks: { [K in CommandType]: (body: unknown) => body is Body<K> } = {
-  join: (body): body is Body<'join'> => isObject(body) && isText(body.page, 128) && /^[\w-]{16,128}$/.test(body.page),
+  // The lock's name: 16 to 128 word characters or dashes (a UUID), the length bounded by the pattern alone.
+  join: (body): body is Body<'join'> => isObject(body) && typeof body.page === 'string' && /^[\w-]{16,128}$/.test(body.page),
   authorize: (body): body is Body<'authorize'> =>
     isObject(body) &&
     isText(body.returnTo, 512) &&

@@ -20,6 +20,10 @@ describe('parseSignal', () => {
       { app, type: 'signed-in', sub: 'x'.repeat(255) },
       { type: 'signed-in', sub: 'x'.repeat(255) },
     ],
+    [
+      { app, type: 'signed-in', sub: 'x' },
+      { type: 'signed-in', sub: 'x' },
+    ],
   ])('hears %j, keeping only what it says', (data, heard) => {
     expect(parseSignal({ ...data, token: 'at-1' }, app)).toEqual(heard);
   });
@@ -31,9 +35,12 @@ describe('parseSignal', () => {
     ['an empty sub', { app, type: 'signed-in', sub: '' }],
     ['a sub over 255 characters', { app, type: 'signed-in', sub: 'x'.repeat(256) }],
     ['a sub that is not text', { app, type: 'signed-in', sub: 7 }],
+    ['a sub that is a list', { app, type: 'signed-in', sub: ['alice-sub'] }],
     ['an unknown type', { app, type: 'offer' }],
+    ['an unknown type with a sub', { app, type: 'offer', sub: 'alice-sub' }],
     ['text', 'signed-out'],
     ['null', null],
+    ['undefined', undefined],
   ])('refuses %s', (_, data) => {
     expect(parseSignal(data, app)).toBeUndefined();
   });
@@ -61,6 +68,22 @@ describe('openSignal', () => {
     ]);
     expect(here).not.toHaveBeenCalled();
     expect(elsewhere).not.toHaveBeenCalled();
+  });
+
+  it('closed, hears nothing more and closes its channel', async () => {
+    const here = vi.fn();
+    const channel = new FakeBroadcastChannel(NAMES.channel);
+    const mine = openSignal(channel, NAMES, here);
+    const there = openSignal(new FakeBroadcastChannel(NAMES.channel), NAMES, vi.fn());
+    const removed = vi.spyOn(channel, 'removeEventListener');
+    mine.close();
+    expect(FakeBroadcastChannel.open.has(channel)).toBe(false);
+    expect(removed).toHaveBeenCalledWith('message', expect.any(Function));
+    // A message that reached the closed channel anyway (as one under way may) is not heard.
+    there.signal.signedOut();
+    channel.dispatchEvent(new MessageEvent('message', { data: { app, type: 'signed-out' } }));
+    await vi.waitFor(() => expect(FakeBroadcastChannel.posted).toHaveLength(1));
+    expect(here).not.toHaveBeenCalled();
   });
 
   it('without a channel, says nothing and fails nothing', () => {

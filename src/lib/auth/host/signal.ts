@@ -12,9 +12,9 @@ type Message = Heard & { app: string };
 
 /** The message when it is this app's and well formed; a person's `sub` is 1 to 255 characters (OIDC Core §2). */
 export function parseSignal(data: unknown, app: string): Heard | undefined {
-  if (typeof data !== 'object' || data === null) return undefined;
-  const message = data as Partial<Message>;
-  if (message.app !== app) return undefined;
+  // Anything but an object of this app (text, a number, null) has no `app` of this app's.
+  const message = data as Partial<Message> | null | undefined;
+  if (message?.app !== app) return undefined;
   if (message.type === 'signed-out' || message.type === 'active') return { type: message.type };
   const { sub } = message as { sub?: unknown };
   if (message.type === 'signed-in' && typeof sub === 'string' && sub.length >= 1 && sub.length <= 255)

@@ -4,9 +4,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { authOptions } from '../../../config';
 import { useAuthHarness, type Tab } from '../../../testing/auth-harness';
-import { APP_URL, REVOCATION_URL, testConfig } from '../../../testing/fake-idp';
-import { KEEP_SESSION_MS } from '../options';
-import { optionsOf, workerName } from './worker-host';
+import { APP_URL, FakeLocks, FakeMessageChannel, REVOCATION_URL, testConfig } from '../../../testing/fake-idp';
+import { appNames } from '../browser/storage';
+import { issuerOf, KEEP_SESSION_MS } from '../options';
+import { optionsOf, serveWorker, workerName } from './worker-host';
 
 describe('the worker name', () => {
   const options = authOptions(testConfig());
@@ -14,6 +15,17 @@ describe('the worker name', () => {
   it('carries the whole configuration, read back as it was', () => {
     expect(optionsOf(workerName(options))).toEqual(options);
     expect(workerName({ ...options, clientId: 'other-spa' })).not.toBe(workerName(options));
+  });
+
+  it.each([
+    ['no configuration', 'auth {}'],
+    ['JSON that is no configuration', 'auth null'],
+    ['a configuration without an issuer', `auth ${JSON.stringify({ clientId: 'demo-spa' })}`],
+    ['an issuer that is not text', `auth ${JSON.stringify({ clientId: 'demo-spa', issuer: 7 })}`],
+    ['a client id that is not text', `auth ${JSON.stringify({ ...options, clientId: 7 })}`],
+    ['another prefix of the same length', `Auth ${JSON.stringify(options)}`],
+  ])('refuses %s as not named by workerName', (_, name) => {
+    expect(() => optionsOf(name)).toThrow(new TypeError('auth worker: not named by workerName'));
   });
 
   it.each([
@@ -88,5 +100,37 @@ describe('how long the worker keeps the session', () => {
     await h.closeTabs();
     await vi.advanceTimersByTimeAsync(0);
     expect(await newPage()).toMatchObject({ asked: true });
+  });
+});
+
+describe('the pages the worker watches', () => {
+  const options = authOptions(testConfig());
+  const lock = appNames(issuerOf(options), options.clientId).lock;
+
+  /** The worker of the test app, with the locks it asks for; pages connect over fake ports. */
+  function worker() {
+    const locks = new FakeLocks();
+    const requested = vi.spyOn(locks, 'request');
+    const scope = Object.assign(new EventTarget(), { name: workerName(options) });
+    const network = () => Promise.reject(new TypeError('offline'));
+    serveWorker({ scope: scope as never, locks, network, now: Date.now, channel: () => undefined });
+    function page() {
+      const { port1, port2 } = new FakeMessageChannel();
+      scope.dispatchEvent(Object.assign(new Event('connect'), { ports: [port1] }));
+      return port2;
+    }
+    return { page, locks: () => requested.mock.calls.map(([name]) => name) };
+  }
+
+  it("watches the lock a page's join names, once: nothing a page says before or after names another", async () => {
+    const { page, locks } = worker();
+    const port = page();
+    port.postMessage('join');
+    port.postMessage({ id: 0, type: 'wake', body: {} });
+    port.postMessage({ id: 1, type: 'join', body: { page: 'p'.repeat(36) } });
+    port.postMessage({ id: 2, type: 'join', body: { page: 'q'.repeat(36) } });
+    await vi.waitFor(() => expect(locks()).toHaveLength(1));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(locks()).toEqual([lock + 'p'.repeat(36)]);
   });
 });

@@ -57,7 +57,7 @@ export function serveWorker({ scope, locks, network, now, channel }: WorkerHostP
   function gone(close: () => void) {
     close();
     if (engine.pages() > 0) return;
-    clearTimeout(forgetting);
+    // No timer is pending: the page that went last came (connected) after the last one set.
     forgetting = setTimeout(engine.forget, keepMs);
   }
 

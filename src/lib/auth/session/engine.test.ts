@@ -5,18 +5,21 @@ import { describe, expect, it, vi } from 'vitest';
 import { useAuthHarness, type Tab } from '../../../testing/auth-harness';
 import {
   ALICE,
+  API_ORIGIN,
   API_URL,
   APP_URL,
   BOB,
+  END_SESSION_URL,
   FakeMessageChannel,
   REVOCATION_URL,
+  USERINFO_URL,
   challenge,
   testConfig,
 } from '../../../testing/fake-idp';
 import { authOptions } from '../../../config';
 import { createEngine, type PagePort } from './engine';
 
-const h = useAuthHarness({ revocationUrl: REVOCATION_URL });
+const h = useAuthHarness({ revocationUrl: REVOCATION_URL, endSessionUrl: END_SESSION_URL });
 
 /** The access tokens of every session the provider began (code exchanges, which carry an ID token). */
 const sessionTokens = () => h.idp.issued.filter((body) => body.id_token).map((body) => body.access_token as string);
@@ -158,12 +161,12 @@ describe.each([
 
 describe('the engine over a port', () => {
   /** An engine of the test app, the signal it would post to other tabs, and pages served over fake ports. */
-  function engine() {
+  function engine(now = Date.now) {
     const signal = { signedIn: vi.fn(), signedOut: vi.fn(), active: vi.fn() };
     const made = createEngine({
       options: authOptions(h.config),
       network: (request) => h.idp.fetch(request),
-      now: Date.now,
+      now,
       signal,
     });
     let next = 0;
@@ -247,5 +250,91 @@ describe('the engine over a port', () => {
     await revokes(sessionTokens());
     // What another tab said is not said again: no echo.
     expect(signal.signedOut).not.toHaveBeenCalled();
+  });
+
+  /** The transitions `page` was told, by type. */
+  const told = (page: { replies: Record<string, unknown>[] }) =>
+    page.replies.flatMap((reply) => (reply.notice === 'transition' ? [(reply.transition as { type: string }).type] : []));
+
+  it('a sign-out ends the session in every other page, tells the other hosts, revokes, and answers the end-session request', async () => {
+    const { page, signal } = engine();
+    const [one, two] = [page(), page()];
+    await signIn(one);
+    const held = sessionTokens();
+    const { answer } = (await one.send('signOut', { reason: 'user' })) as { answer: { endSession?: { url: string } } };
+    expect(answer.endSession?.url).toMatch(new RegExp(`^${END_SESSION_URL}\\?`));
+    await vi.waitFor(() =>
+      expect(two.replies).toContainEqual({ notice: 'transition', transition: { type: 'signed-out', reason: 'other-tab' } }),
+    );
+    // The page that signed out said so itself: it is not told again.
+    expect(told(one)).toEqual(['signed-in']);
+    expect(signal.signedOut).toHaveBeenCalledTimes(1);
+    await revokes(held);
+    expect(await two.send('token', { origin: API_ORIGIN })).toMatchObject({ error: { code: 'unauthenticated' } });
+  });
+
+  it("the same person's sign-in again revokes nothing; another person's revokes the last session", async () => {
+    const { page } = engine();
+    const one = page();
+    await signIn(one);
+    await signIn(one);
+    await delivered();
+    expect(h.idp.revoked()).toEqual([]);
+    const alices = sessionTokens().at(-1)!;
+    h.idp.user = BOB;
+    await signIn(one);
+    await revokes([alices]);
+    expect(h.idp.revoked()).not.toContain(sessionTokens().at(-1));
+  });
+
+  it('a page joining gets the origins that may receive a token and what a sign-in asks for', async () => {
+    const { page } = engine();
+    const { answer } = (await page().send('join', { page: 'p'.repeat(36) })) as { answer: Record<string, unknown> };
+    expect(answer).toEqual({
+      session: { status: 'signed-out' },
+      idle: { warning: false },
+      allowed: [USERINFO_URL, API_ORIGIN],
+      scope: expect.stringContaining('openid'),
+    });
+  });
+
+  it('renew: a token other than the current is not renewed again; end: only the current token ends the session', async () => {
+    const { page } = engine();
+    const one = page();
+    await signIn(one);
+    const requests = h.idp.requests.length;
+    expect(await one.send('renew', { refused: 'an-older-token' })).toMatchObject({ answer: true });
+    expect(await one.send('end', { refused: 'an-older-token' })).toMatchObject({ answer: null });
+    expect(h.idp.requests).toHaveLength(requests);
+    expect(told(one)).toEqual(['signed-in']);
+    await one.send('end', { refused: sessionTokens()[0] });
+    await vi.waitFor(() => expect(told(one)).toEqual(['signed-in', 'expired']));
+  });
+
+  it('activity is told to the other hosts only while someone is signed in', async () => {
+    const { page, signal } = engine();
+    const one = page();
+    await one.send('active');
+    expect(signal.active).not.toHaveBeenCalled();
+    await signIn(one);
+    await one.send('active');
+    expect(signal.active).toHaveBeenCalledTimes(1);
+  });
+
+  it("a token asked for once it expired (timers stall in sleep) is renewed first; unreachable, it is 'unreachable'", async () => {
+    h.idp.refreshTokens = true;
+    let clock = Date.now();
+    const { page } = engine(() => clock);
+    const one = page();
+    await signIn(one);
+    const first = sessionTokens()[0];
+    clock += 3_600_000;
+    const renewed = (await one.send('token', { origin: API_ORIGIN })) as { answer: { accessToken: string } };
+    expect(renewed.answer.accessToken).not.toBe(first);
+    expect(renewed.answer.accessToken).toBe(h.idp.issued.at(-1)!.access_token);
+    clock += 3_600_000;
+    h.idp.token = () => Promise.reject(new TypeError('offline'));
+    expect(await one.send('token', { origin: API_ORIGIN })).toMatchObject({ error: { code: 'unreachable' } });
+    expect(told(one)).toContain('offline');
   });
 });

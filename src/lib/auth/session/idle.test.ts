@@ -97,3 +97,59 @@ describe('the idle deadline', () => {
     expect(end).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('the idle deadline, at its edges', () => {
+  it('before a session begins, shows no warning, and a wake or input neither warns nor ends', () => {
+    const { idle, shown, end } = deadline();
+    expect(idle.state()).toEqual({ warning: false });
+    idle.check();
+    idle.active();
+    vi.advanceTimersByTime(60_000);
+    expect(end).not.toHaveBeenCalled();
+    expect(shown).toEqual([]);
+  });
+
+  it('input at the very deadline (a stalled timer) is too late: the session ends', () => {
+    const { idle, end } = deadline();
+    idle.begin();
+    vi.setSystemTime(Date.now() + 10_000);
+    idle.active();
+    expect(end).toHaveBeenCalledTimes(1);
+  });
+
+  it('input a moment before the deadline still moves it', () => {
+    const { idle, end } = deadline();
+    idle.begin();
+    vi.setSystemTime(Date.now() + 9_999);
+    idle.active();
+    vi.advanceTimersByTime(9_999);
+    expect(end).not.toHaveBeenCalled();
+  });
+
+  it('keeps one timer at a time, however often pages report activity or wake, and none once stopped', () => {
+    const { idle } = deadline();
+    idle.begin();
+    for (let i = 0; i < 3; i++) {
+      vi.advanceTimersByTime(2_500);
+      idle.active();
+      idle.check();
+    }
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(8_250);
+    idle.check();
+    expect(vi.getTimerCount()).toBe(1);
+    idle.stop();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('counts down on each whole second left after a wake between two', () => {
+    const { idle, shown } = deadline();
+    idle.begin();
+    vi.setSystemTime(Date.now() + 8_500);
+    idle.check();
+    vi.advanceTimersByTime(499);
+    expect(shown.at(-1)).toEqual({ warning: true, remainingMs: 1_500 });
+    vi.advanceTimersByTime(1);
+    expect(shown.at(-1)).toEqual({ warning: true, remainingMs: 1_000 });
+  });
+});

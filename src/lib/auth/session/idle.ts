@@ -61,9 +61,11 @@ export function createIdleDeadline({ options, now, show, end }: IdleParts) {
       latest = now();
       check();
     },
-    /** The person used a page: the deadline moves. Input after the deadline (a stalled timer) revives nothing. */
+    /**
+     * The person used a page: the deadline moves. Input after the deadline (a stalled timer) revives nothing;
+     * stopped, nothing is checked, and begin() sets the deadline anew.
+     */
     active() {
-      if (!watching) return;
       if (now() < latest + options.timeoutMs) latest = now();
       check();
     },

@@ -1,0 +1,30 @@
+// Mutation testing of the auth module's session engine and its hosts (`npm run mutation`, not part of
+// `npm test`): every mutant of these files must be killed by their own unit tests (docs/testing.md).
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  plugins: ['@stryker-mutator/vitest-runner'],
+  mutate: [
+    'src/lib/auth/session/{engine,commands,pages,idle}.ts',
+    'src/lib/auth/host/*.ts',
+    '!src/lib/auth/host/*.test.ts',
+    // The worker's script only calls serveWorker with the browser's globals: nothing a unit test can run.
+    '!src/lib/auth/host/worker.ts',
+  ],
+  // The modules' own tests, not the whole suite: a mutant must be caught where its code is tested.
+  testFiles: ['src/lib/auth/session/{engine,commands,pages,idle}.test.ts', 'src/lib/auth/host/*.test.ts'],
+  vitest: { related: false },
+  coverageAnalysis: 'perTest',
+  // The machine's two CPUs are shared; one test run per CPU.
+  concurrency: 2,
+  timeoutMS: 10_000,
+  ignorePatterns: ['dist', 'package', 'coverage', 'examples', 'tests', 'idp', 'reports'],
+  tempDirName: '.stryker-tmp',
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  // Later runs re-test only the mutants whose code or tests changed.
+  incremental: true,
+  incrementalFile: 'reports/mutation/incremental.json',
+  thresholds: { high: 95, low: 90, break: 90 },
+};
