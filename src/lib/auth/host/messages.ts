@@ -131,6 +131,10 @@ export const checks: { [K in CommandType]: (body: unknown) => body is Body<K> } 
 };
 
 /** A page's message as a command the engine knows, checked; undefined for anything else. */
+/** The number a page gave its message, when it gave one: a refused command is still answered, so no page waits on it. */
+export const requestId = (data: unknown): number | undefined =>
+  isObject(data) && Number.isSafeInteger(data.id) ? (data.id as number) : undefined;
+
 export function parseRequest(data: unknown): Request | undefined {
   if (!isObject(data) || !Number.isSafeInteger(data.id) || typeof data.type !== 'string') return undefined;
   const type = data.type as CommandType;

@@ -203,14 +203,19 @@ describe('the engine over a port', () => {
     expect(await one.send('token', { origin: 'https://api.test' })).toEqual({ id: 1, error: { code: 'unauthenticated' } });
   });
 
-  it('answers nothing that is not a checked command', async () => {
+  it('does nothing for what is not a checked command: refuses it when numbered, ignores it otherwise', async () => {
     const { page } = engine();
     const one = page();
     one.port.postMessage({ id: 90, type: 'steal', body: {} });
     one.port.postMessage({ id: 91, type: 'token', body: { origin: 7 } });
     one.port.postMessage('wake');
+    one.port.postMessage({ type: 'token', body: { origin: 'https://api.test' } });
     await one.send('wake');
-    expect(one.replies.map((reply) => reply.id)).toEqual([0]);
+    expect(one.replies.map(({ id, error }) => ({ id, error }))).toEqual([
+      { id: 90, error: { code: 'invalid_response' } },
+      { id: 91, error: { code: 'invalid_response' } },
+      { id: 0, error: undefined },
+    ]);
   });
 
   it('tells every page of a sign-in, gives a joining page the session, and tokens only to who asks', async () => {

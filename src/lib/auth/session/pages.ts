@@ -1,7 +1,8 @@
 // The engine's pages: the ports it serves, what it tells them, and the snapshot a page gets on joining.
 // Each page's message is checked against the command table (host/messages.ts) and answered by its
-// handler (commands.ts), or with its error as an AuthError's code and details, never its cause.
-import { parseRequest, type SharedSession, type Transition, type WireError } from '../host/messages';
+// handler (commands.ts), or with its error as an AuthError's code and details, never its cause; a
+// numbered message the table refuses is answered `invalid_response`.
+import { parseRequest, requestId, type SharedSession, type Transition, type WireError } from '../host/messages';
 import { AuthError } from '../protocol/errors';
 import { toAuthError } from '../protocol/failures';
 import type { Claims } from '../protocol/steps';
@@ -47,7 +48,12 @@ export function createPages<C extends Claims>(report: (error: unknown) => void) 
   /** Answers one page's message: a checked command gets its handler's answer or its error; anything else, nothing. */
   async function answer(page: PagePort, data: unknown, handlers: Record<string, Handler>) {
     const request = parseRequest(data);
-    if (!request) return;
+    if (!request) {
+      // Out of bounds (a callback's response over its cap) or not ours: refused, and said so when numbered.
+      const id = requestId(data);
+      if (id !== undefined) page.postMessage({ id, error: { code: 'invalid_response' } });
+      return;
+    }
     const { id, type, body } = request;
     try {
       page.postMessage({ id, answer: await handlers[type](body, page) });
