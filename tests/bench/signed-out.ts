@@ -14,24 +14,27 @@ export interface SignedOutRun {
   /** The new tab's document: its response end and DOMContentLoaded, ms of the same timeline. */
   responseEnd: number;
   domContentLoaded: number;
+  /** The app's scripts the stranger's two loads requested (paths, the first load's first), worker scripts included. */
+  scripts: string[];
   trace?: { events: TraceEvent[]; sync: number };
 }
 
 /** One stranger: a warming visit, closed, then the app in a new tab (traced when `trace` is given). */
-export function signedOutOnce(
+export async function signedOutOnce(
   appUrl: string,
   proxy: LatencyProxy | undefined,
   options: { cpu: number; waitMs: number; /** The name of the mark that aligns the trace with the page. */ trace?: string },
 ): Promise<SignedOutRun> {
-  return withProfile(proxy, async (context) => {
-    const reports = await watchPages(context, new URL(appUrl).origin);
+  const origin = new URL(appUrl).origin;
+  const { value, requests } = await withProfile(proxy, async (context) => {
+    const reports = await watchPages(context, origin);
     const throttle = async (cdp: CDPSession) => {
       if (options.cpu > 1) await cdp.send('Emulation.setCPUThrottlingRate', { rate: options.cpu });
     };
     const warm = context.pages()[0] ?? (await context.newPage());
     await warm.goto(appUrl);
     await reports.next('signin', () => true, 0, options.waitMs);
-    // The scripts' tasks after the first paint (the tabs relay) have to be in the cache too.
+    // Whatever the scripts fetch after the first paint has to be in the cache too (and in `scripts`).
     await warm.waitForLoadState('networkidle');
 
     const since = reports.count();
@@ -51,6 +54,8 @@ export function signedOutOnce(
     });
     return { shown: shown.at, ...timing, trace: trace && { events: trace, sync } };
   });
+  const scripts = requests.map((r) => new URL(r.url)).filter((u) => u.origin === origin && /\.m?js$/.test(u.pathname));
+  return { ...value, scripts: [...new Set(scripts.map((u) => u.pathname))] };
 }
 
 /**

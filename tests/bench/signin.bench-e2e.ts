@@ -1,8 +1,9 @@
 // How fast a sign-in completes at a given network distance: the built app and the local provider,
 // reached through the latency proxy, in headless Chromium with a fresh regular profile per run.
 // Run with `npm run bench:signin -- --rtt=50 --handshake=2 --runs=10` (tests/bench/signin.mjs turns
-// the flags into BENCH_* variables and, for A/B runs, prepares the builds). Prints figures; asserts
-// only that every sign-in (and, for one build, every restore) worked.
+// the flags into BENCH_* variables and, for A/B runs, prepares the builds). Prints figures, and how
+// many requests each case sent to the identity service; asserts only that every sign-in, new tab and
+// reload ended with the claims painted.
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
@@ -15,12 +16,13 @@ import type { AppServer } from '../support/static-server';
 import { pairOrder } from './args.mjs';
 import { serveBuild } from './app-server';
 import { startLatencyProxy, type LatencyProxy } from './latency-proxy';
+import type { NetRequest } from './net-log';
 import { watchPages } from './page-timing';
 import { withProfile } from './profile';
-import { signedOutOnce, traceSignedOut } from './signed-out';
+import { signedOutOnce, traceSignedOut, type SignedOutRun } from './signed-out';
 import { median, summary } from './stats';
 import { formatTraceSummary, sourceMapResolver, startTrace, summariseTrace, type TraceEvent } from './trace';
-import { formatWaterfall, recordWaterfall, type WaterfallRow } from './waterfall';
+import { formatWaterfall, recordWaterfall, shortUrl, type WaterfallRow } from './waterfall';
 
 function setting(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -54,7 +56,11 @@ interface Run {
   responseEnd: number;
   /** The first subresource request the callback document made. */
   firstRequest: number;
-  /** The last script that arrived before the token request: the one that sent it. */
+  /**
+   * The last script that arrived before the token request: the one that sent it. This and the token's
+   * and userinfo's times are NaN when the page did not send them (a shared worker did: its requests
+   * are not in the page's Resource Timing).
+   */
   scriptEnd: number;
   tokenStart: number;
   tokenEnd: number;
@@ -64,8 +70,8 @@ interface Run {
   restore?: number;
   /** A new tab beside the signed-in one: its navigation start → claims painted. */
   newTab?: number;
-  /** Requests the new tab sent to the identity service (authorize, token, userinfo). */
-  newTabIdpRequests?: number;
+  /** The requests each case sent to the identity service, from pages and workers alike. */
+  idp?: Record<'callback' | 'newTab' | 'restore', NetRequest[]>;
   newTabWaterfall?: { rows: WaterfallRow[]; zero: number };
   restoreWaterfall?: { rows: WaterfallRow[]; zero: number };
   waterfall: WaterfallRow[];
@@ -101,15 +107,22 @@ interface Floor {
   withoutCoop: number;
 }
 
-const isAuthorize = (row: WaterfallRow) => row.type === 'Document' && new URL(row.url).pathname === '/connect/authorize';
+/**
+ * The requests among `requests` to the identity service's origins that started in [from, to): its
+ * endpoints, not the browser's CORS preflights (a count of what the app asked for).
+ */
+function idpRequests(idp: Idp, requests: NetRequest[], from: number, to = Infinity): NetRequest[] {
+  const origins = [idp.accountUrl, idp.authUrl].map((url) => new URL(url).origin);
+  return requests.filter((r) => origins.includes(new URL(r.url).origin) && r.method !== 'OPTIONS' && r.at >= from && r.at < to);
+}
 
 async function signInOnce(
   app: AppServer,
   idp: Idp,
   proxy: LatencyProxy | undefined,
   options: { restore: boolean; trace: boolean },
-) {
-  return withProfile(proxy, async (context): Promise<Run> => {
+): Promise<Run> {
+  const { value, requests } = await withProfile(proxy, async (context) => {
     const reports = await watchPages(context, new URL(app.url).origin);
     const page = context.pages()[0] ?? (await context.newPage());
     const cdp: CDPSession = await context.newCDPSession(page);
@@ -147,7 +160,9 @@ async function signInOnce(
         userinfoEnd: userinfo?.responseEnd ?? NaN,
       };
     });
-    expect(Object.values(timing).every(Number.isFinite), 'script, token and userinfo in Resource Timing').toBe(true);
+    expect(Number.isFinite(timing.fetchStart + timing.responseEnd + timing.firstRequest), 'the callback in Resource Timing').toBe(
+      true,
+    );
     const run: Run = {
       painted: painted.at,
       ...timing,
@@ -155,14 +170,12 @@ async function signInOnce(
       zero: callback.timeOrigin,
       trace: trace && { events: trace, sync },
     };
-    if (!options.restore) return run;
+    if (!options.restore) return { run, marks: undefined };
 
     // A new tab beside the signed-in one: it can take the session from it instead of the provider.
     const opening = reports.count();
+    const newTabAt = Date.now();
     const tab = await context.newPage();
-    const idpOrigins = [idp.accountUrl, idp.authUrl].map((url) => new URL(url).origin);
-    let idpRequests = 0;
-    tab.on('request', (request) => void (idpOrigins.includes(new URL(request.url()).origin) && idpRequests++));
     const tabCdp = await context.newCDPSession(tab);
     const tabWaterfall = await recordWaterfall(tabCdp);
     if (CPU > 1) await tabCdp.send('Emulation.setCPUThrottlingRate', { rate: CPU });
@@ -173,24 +186,71 @@ async function signInOnce(
     const newTabWaterfall = { rows: tabWaterfall.rows(), zero: opened.timeOrigin };
     await tab.close();
 
-    // Restore: the app has tokens in memory only, so a lone tab's reload costs one prompt=none round trip.
+    // A lone tab's reload. Tokens live in memory only: either something that outlives the page (a
+    // shared worker's session) still holds them, or the page restores them from the provider with a
+    // silent prompt=none round trip and paints in its callback document. Either way: reload → claims.
     const since = reports.count();
-    const authorizeBefore = waterfall.rows().filter(isAuthorize).length;
     const rowsBefore = waterfall.rows().length;
+    const reloadAt = Date.now();
     await page.reload({ waitUntil: 'commit' });
     const reloaded = await reports.next('document', (r) => !r.callback, since, WAIT_MS);
-    const restored = await reports.next('document', (r) => r.callback, since, WAIT_MS);
-    const repainted = await reports.next('painted', (r) => r.timeOrigin === restored.timeOrigin, since, WAIT_MS);
-    expect(waterfall.rows().filter(isAuthorize).length - authorizeBefore, 'prompt=none round trips on reload').toBe(1);
+    const repainted = await reports.next('painted', () => true, since, WAIT_MS);
     return {
-      ...run,
-      restore: restored.timeOrigin + repainted.at - reloaded.timeOrigin,
-      newTab: shown.timeOrigin + shown.at - opened.timeOrigin,
-      newTabIdpRequests: idpRequests,
-      newTabWaterfall,
-      restoreWaterfall: { rows: waterfall.rows().slice(rowsBefore), zero: reloaded.timeOrigin },
+      run: {
+        ...run,
+        restore: repainted.timeOrigin + repainted.at - reloaded.timeOrigin,
+        newTab: shown.timeOrigin + shown.at - opened.timeOrigin,
+        newTabWaterfall,
+        restoreWaterfall: { rows: waterfall.rows().slice(rowsBefore), zero: reloaded.timeOrigin },
+      },
+      marks: { newTabAt, reloadAt },
     };
   });
+  const { run, marks } = value;
+  if (!marks) return run;
+  const sent = {
+    // From the callback document's request: the provider's redirects before it are not the app's.
+    callback: idpRequests(idp, requests, run.zero + run.fetchStart, marks.newTabAt),
+    newTab: idpRequests(idp, requests, marks.newTabAt, marks.reloadAt),
+    restore: idpRequests(idp, requests, marks.reloadAt),
+  };
+  return { ...run, idp: sent };
+}
+
+/** "token", "authorize", "authorize/…", ".well-known/openid-configuration": the path, without secrets. */
+const endpoint = (url: string) =>
+  shortUrl(url)
+    .replace(/\?.*/, '')
+    .replace(/^[^/]*\/(?:connect\/)?/, '');
+
+/**
+ * How many identity-service requests a case sent, per run: "0 ×12", or "3 (authorize, token,
+ * userinfo) ×11, 4 (…) ×1" when runs differ.
+ */
+function sentLine(runs: Run[], key: keyof NonNullable<Run['idp']>): string {
+  const tally = new Map<string, number>();
+  for (const run of runs) {
+    const sent = run.idp![key];
+    const names = sent.map((r) => endpoint(r.url)).join(', ');
+    const label = sent.length ? `${sent.length} (${names})` : '0';
+    tally.set(label, (tally.get(label) ?? 0) + 1);
+  }
+  return [...tally].map(([label, n]) => `${label} ×${n}`).join(', ');
+}
+
+/**
+ * The lazy code a stranger must never wait for: the session's shared worker and the page's client
+ * of it, with the in-page engine (the chunks Vite names after host/worker.ts, host/client.ts and
+ * host/in-page.ts).
+ */
+const ENGINE_SCRIPT = /\/assets\/(?:worker|client|in-page)-[^/]*\.js$/;
+
+/** Which scripts a stranger's loads requested, over all runs, and whether any is engine code. */
+function strangerLines(label: string, strangers: SignedOutRun[]): string[] {
+  const scripts = [...new Set(strangers.flatMap((s) => s.scripts))];
+  const engine = scripts.filter((path) => ENGINE_SCRIPT.test(path));
+  const verdict = engine.length ? `REQUESTED engine code: ${engine.join(', ')}` : 'no worker script, no client/engine chunk';
+  return [`  ${label}: ${verdict}`, `    scripts requested: ${scripts.join(', ') || 'none'}`];
 }
 
 const r0 = (v: number) => String(Math.round(v));
@@ -210,7 +270,7 @@ function floorLines(floors: Floor[], reference?: { name: string; values: number[
   ];
 }
 
-function singleReport(runs: Run[], strangers: number[], floors: Floor[]): string {
+function singleReport(runs: Run[], strangers: SignedOutRun[], floors: Floor[]): string {
   const figure = (pick: (r: Run) => number) => summary(runs.map(pick));
   const middle = runs.find((r) => r.painted === median(runs.map((x) => x.painted)))!;
   const newTabMiddle = runs.find((r) => r.newTab === median(runs.map((x) => x.newTab!)))!;
@@ -222,10 +282,18 @@ function singleReport(runs: Run[], strangers: number[], floors: Floor[]): string
     `  token request start                          ${figure((r) => r.tokenStart)}`,
     `  userinfo response end                        ${figure((r) => r.userinfoEnd)}`,
     `  (callback request start, after the provider's redirects: ${figure((r) => r.fetchStart)})`,
-    `  restore: reload → claims painted             ${figure((r) => r.restore!)}  (a lone tab: 1 prompt=none round trip)`,
-    `  new tab beside a signed-in one → claims      ${figure((r) => r.newTab!)}  (identity-service requests per tab: ${[...new Set(runs.map((r) => r.newTabIdpRequests!))].join(' or ')})`,
+    `  restore: lone tab's reload → claims painted  ${figure((r) => r.restore!)}`,
+    `  new tab beside a signed-in one → claims      ${figure((r) => r.newTab!)}`,
     `  new tab / restore                            ${r2(median(runs.map((r) => r.newTab!)) / median(runs.map((r) => r.restore!)))} (medians)`,
-    `  signed out: new tab → Sign in painted        ${summary(strangers)}  (the app's files cached by one visit)`,
+    `  signed out: new tab → Sign in painted        ${summary(strangers.map((s) => s.shown))}  (the app's files cached by one visit)`,
+    '',
+    'Identity-service requests per run (authorize, token, userinfo…; pages and shared workers; no preflights):',
+    `  callback                                     ${sentLine(runs, 'callback')}`,
+    `  new tab beside a signed-in one               ${sentLine(runs, 'newTab')}`,
+    `  lone tab's reload                            ${sentLine(runs, 'restore')}`,
+    '',
+    "A stranger's two loads (the first visit and the new tab):",
+    ...strangerLines('dist', strangers),
     '',
     ...floorLines(floors),
     '',
@@ -244,14 +312,15 @@ function singleReport(runs: Run[], strangers: number[], floors: Floor[]): string
   ].join('\n');
 }
 
-type Pair = { a: Run & { signedOut: number }; b: Run & { signedOut: number }; first: 'A' | 'B'; floor: Floor };
+type Side = Run & { stranger: SignedOutRun };
+type Pair = { a: Side; b: Side; first: 'A' | 'B'; floor: Floor };
 
 /** What A/B compares, each a user's wait: ms from a navigation start to what the person came for. */
 const CASES: [string, (r: Pair['a']) => number][] = [
   ['callback request start → claims painted', callbackToClaims],
   ['new tab beside a signed-in one → claims', (r) => r.newTab!],
   ["lone tab's reload → claims (restore)", (r) => r.restore!],
-  ['signed out: new tab → Sign in painted', (r) => r.signedOut],
+  ['signed out: new tab → Sign in painted', (r) => r.stranger.shown],
 ];
 
 function abReport(pairs: Pair[]): string {
@@ -287,9 +356,24 @@ function abReport(pairs: Pair[]): string {
       return `  ${name.padEnd(47)}${seg(pick)}${col(spread, 20)}`;
     }),
     '',
+    'Identity-service requests per run (authorize, token, userinfo…; pages and shared workers; no preflights):',
+    ...(['callback', 'newTab', 'restore'] as const).flatMap((key) => [
+      `  ${{ callback: 'callback', newTab: 'new tab beside a signed-in one', restore: "lone tab's reload" }[key]}`,
+      `    A ${sentLine(as, key)}`,
+      `    B ${sentLine(bs, key)}`,
+    ]),
+    '',
+    "A stranger's two loads (the first visit and the new tab):",
+    ...(['A', 'B'] as const).flatMap((side) =>
+      strangerLines(
+        side,
+        (side === 'A' ? as : bs).map((r) => r.stranger),
+      ),
+    ),
+    '',
     ...floorLines(
       pairs.map((p) => p.floor),
-      { name: 'floor / A signed out:', values: pairs.map((p) => p.a.signedOut) },
+      { name: 'floor / A signed out:', values: pairs.map((p) => p.a.stranger.shown) },
     ),
     '',
     `Per build: median (min–max)${' '.repeat(22)}${col('A', 21)}${col('B', 21)}`,
@@ -356,22 +440,23 @@ describe(title, () => {
       const pairs: Pair[] = [];
       for (let i = 0; i < RUNS; i++) {
         const order = pairOrder(i);
-        const got: Partial<Record<'A' | 'B', Run & { signedOut: number }>> = {};
+        const got: Partial<Record<'A' | 'B', Side>> = {};
         for (const side of order) {
           const app = apps[side === 'A' ? 0 : 1];
           const run = await signInOnce(app, idp, proxy, { restore: true, trace: false });
-          got[side] = { ...run, signedOut: (await signedOutOnce(app.url, proxy, { cpu: CPU, waitMs: WAIT_MS })).shown };
+          const stranger = await signedOutOnce(app.url, proxy, { cpu: CPU, waitMs: WAIT_MS });
+          got[side] = { ...run, stranger };
         }
         pairs.push({ a: got.A!, b: got.B!, first: order[0], floor: await floor() });
       }
       report = abReport(pairs);
     } else {
       const runs: Run[] = [];
-      const strangers: number[] = [];
+      const strangers: SignedOutRun[] = [];
       const floorRuns: Floor[] = [];
       for (let i = 0; i < RUNS; i++) {
         runs.push(await signInOnce(apps[0], idp, proxy, { restore: true, trace: false }));
-        strangers.push((await signedOutOnce(apps[0].url, proxy, { cpu: CPU, waitMs: WAIT_MS })).shown);
+        strangers.push(await signedOutOnce(apps[0].url, proxy, { cpu: CPU, waitMs: WAIT_MS }));
         floorRuns.push(await floor());
       }
       report = singleReport(runs, strangers, floorRuns);
@@ -386,7 +471,7 @@ describe(title, () => {
       const windows = [
         { name: 'callback response end → claims painted', from: traced.responseEnd, to: traced.painted },
         ...SEGMENTS.map(([name, window]) => ({ name, ...window(traced) })),
-      ];
+      ].filter((w) => Number.isFinite(w.from) && Number.isFinite(w.to));
       const summary = summariseTrace(events, windows, { name: SYNC_MARK, at: sync }, sourceMapResolver(BUILDS.at(-1)!.dir));
       console.log(
         [
