@@ -22,7 +22,9 @@ async function aliceWithTokens(session: Session, appUrl: string): Promise<Record
 }
 
 describe('account switch, provider session kept (no end-session URL configured)', () => {
-  const env = useEnv();
+  // The app's worker forgets the session with its last page: a reload meets the provider (a silent
+  // restore), as any reload does once the worker has let the session go (keepSessionMs).
+  const env = useEnv({ extraConfig: { keepSessionMs: 0 } });
 
   it('after Sign out, Sign in shows the login form although the provider remembers alice; bob signs in', async () => {
     const session = await env.open();

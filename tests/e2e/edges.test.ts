@@ -37,7 +37,9 @@ async function expectQuietSignedOut(session: Session, appUrl: string): Promise<v
 }
 
 describe('edges', () => {
-  const env = useEnv({ extraUsers: [ANN] });
+  // The app's worker forgets the session with its last page: a reload meets the provider (a silent
+  // restore), as any reload does once the worker has let the session go (keepSessionMs).
+  const env = useEnv({ extraUsers: [ANN], extraConfig: { keepSessionMs: 0 } });
 
   it('after the provider forgot the person (cookies cleared), a reload settles signed out with Sign in and no alert', async () => {
     const session = await env.open();

@@ -132,12 +132,19 @@ export async function readClaims(page: Page): Promise<Record<string, string>> {
 }
 
 /**
- * The signed-in tab has joined the browser's session (it holds the session's Web Lock): a tab opened
- * before that, while the first is still exchanging its code, rightly restores a session of its own.
+ * The signed-in tab has joined the app's session engine: it holds its page lock ('auth page …', held
+ * while a page is connected) and has written the browser's 'had-session' hint ('1'). A tab opened before
+ * that, while the first is still exchanging its code, finds no hint and rightly shows Sign in.
  */
 export async function joined(page: Page) {
   await expect
-    .poll(() => page.evaluate(async () => (await navigator.locks.query()).held?.some((l) => l.name?.startsWith('auth session '))))
+    .poll(() =>
+      page.evaluate(async () => {
+        const paged = (await navigator.locks.query()).held?.some((l) => l.name?.startsWith('auth page '));
+        const hinted = Object.keys(localStorage).some((key) => key.startsWith('auth:hint ') && localStorage.getItem(key) === '1');
+        return paged && hinted;
+      }),
+    )
     .toBe(true);
 }
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { tokenRequests } from '../support/flows';
-import type { RequestLog } from '../support/browser';
+import { setOffline, type RequestLog } from '../support/browser';
 import { readClaims, routeOf, signIn, useEnv, type Session } from './helpers';
 
 const OFFLINE = 'Offline — your session is kept; reconnecting…';
@@ -44,7 +44,8 @@ describe('offline and sleep', () => {
   it('offline across expiry and back: the person stays, the status says offline; back online, renewed within seconds and the API works', async () => {
     const { page, context, log, claims } = await signedIn();
     const status = page.getByRole('status').filter({ hasText: OFFLINE });
-    await context.setOffline(true);
+    // The pages and the app's shared worker, which renews.
+    await setOffline(context, true);
     await status.waitFor({ timeout: 15_000 });
     await log.settle();
     await until(expiryOf(log));
@@ -60,7 +61,7 @@ describe('offline and sleep', () => {
     const renewals = () => tokenRequests(log, 'refresh_token').filter((e) => e.status === 200).length;
     const before = renewals();
     const online = Date.now();
-    await context.setOffline(false);
+    await setOffline(context, false);
     await expect.poll(renewals, { timeout: 5_000 }).toBe(before + 1);
     const renewedAt = tokenRequests(log, 'refresh_token').at(-1)!.time;
     expect(renewedAt - online, 'renewed within a few seconds of the network').toBeLessThan(3_000);

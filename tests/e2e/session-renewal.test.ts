@@ -1,6 +1,7 @@
 // Issue 3: with 5-second access tokens the session renews in the background, unnoticed; issue 23: when
 // it cannot, its end is said (issue 22: not for the network, which leaves it offline, but for a refusal).
 import { describe, expect, it } from 'vitest';
+import { setOffline } from '../support/browser';
 import { formOf, tokenRequests } from '../support/flows';
 import { readClaims, routeOf, signIn, useEnv } from './helpers';
 
@@ -49,13 +50,17 @@ describe('session renewal', () => {
     const { page, context, log } = session;
     await signIn(session, env.stack.app.url);
     await readClaims(page);
+    // The app has loaded what it shows lazily (its session notices among them) before the network goes.
+    await page.waitForLoadState('networkidle');
+    // The pages and the app's shared worker, which renews.
+    await setOffline(context, true);
+    // The renewal cannot reach the provider: the session stays, offline (offline.test.ts has the rest).
+    await page.getByRole('status').filter({ hasText: 'Offline' }).waitFor({ timeout: 20_000 });
+    // The refresh token the worker holds: the last one answered before the network went.
     await log.settle();
     const { refresh_token } = JSON.parse(tokenRequests(log).findLast((e) => e.status === 200)!.body ?? '{}') as {
       refresh_token: string;
     };
-    await context.setOffline(true);
-    // The renewal cannot reach the provider: the session stays, offline (offline.test.ts has the rest).
-    await page.getByRole('status').filter({ hasText: 'Offline' }).waitFor({ timeout: 20_000 });
     // Meanwhile the refresh token is revoked (RFC 7009), as a provider does at its own sign-out or an admin's.
     const { accountUrl, clientId } = env.stack.idp;
     const revoked = await fetch(`${accountUrl}/connect/revocation`, {
@@ -63,7 +68,7 @@ describe('session renewal', () => {
       body: new URLSearchParams({ token: refresh_token, token_type_hint: 'refresh_token', client_id: clientId }),
     });
     expect(revoked.status).toBe(200);
-    await context.setOffline(false);
+    await setOffline(context, false);
     // Back online the renewal is refused (invalid_grant): the session ends, and says so.
     const alert = page.getByRole('alert').filter({ hasText: 'Your session has expired.' });
     await alert.waitFor({ timeout: 20_000 });

@@ -1,7 +1,7 @@
 // Issue 3: a session that survives reloads, ends in every tab at once, and whose token stays home.
 import { describe, expect, it } from 'vitest';
 import { pageState } from '../support/browser';
-import { authorizeRequests, tokenResponses } from '../support/flows';
+import { tokenResponses } from '../support/flows';
 import { readClaims, routeOf, signIn, useEnv } from './helpers';
 
 describe('session', () => {
@@ -38,14 +38,16 @@ describe('session', () => {
     const { page, log } = session;
     await signIn(session, env.stack.app.url, '#/signin?returnTo=/api');
     await page.getByTestId('api-result').waitFor();
-    const before = authorizeRequests(log).length;
+    const before = log.entries.length;
 
     await page.reload();
     await page.getByTestId('api-result').waitFor();
     expect(routeOf(page)).toBe('#/api');
-    // Restored with a silent top-level authorization request, not by anything kept in storage.
-    const restores = authorizeRequests(log).slice(before);
-    expect(restores.map((e) => new URL(e.url).searchParams.get('prompt'))).toEqual(['none']);
+    // The app's shared worker kept the session across the reload, not anything in the page's storage:
+    // no navigation to the provider, no request to the identity service at all.
+    const { idp } = env.stack;
+    const provider = log.entries.slice(before).filter((e) => e.url.startsWith(idp.accountUrl) || e.url.startsWith(idp.authUrl));
+    expect(provider.map((e) => `${e.method} ${new URL(e.url).pathname}`)).toEqual([]);
 
     await log.settle();
     const dump = JSON.stringify(await pageState(page));

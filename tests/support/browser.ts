@@ -74,6 +74,8 @@ interface FetchPaused {
 
 interface WatchedContext {
   listeners: Set<WorkerListener>;
+  /** Whether the context's shared workers are offline (setOffline): a worker attached later is too. */
+  offline?: boolean;
   /** Chromium's browserContextId, read from one of the context's pages once it has one. */
   id?: Promise<string | undefined>;
 }
@@ -126,6 +128,15 @@ class SharedWorkerWatch {
       context.once('close', () => this.contexts.delete(context));
     }
     watched.listeners.add(listener);
+  }
+
+  /** Takes the context's shared workers off the network, or back on, as Playwright's setOffline does for its pages. */
+  async setOffline(context: BrowserContext, offline: boolean): Promise<void> {
+    const watched = this.contexts.get(context);
+    if (!watched) throw new Error('setOffline: no recorder listens to this context');
+    watched.offline = offline;
+    const workers = [...this.byTarget.values()].filter((session) => session.context === watched);
+    await Promise.all(workers.map(({ worker }) => worker.send(...networkConditions(offline)).catch(() => undefined)));
   }
 
   private async start(browser: Browser): Promise<void> {
@@ -197,6 +208,7 @@ class SharedWorkerWatch {
       ['Runtime.enable'],
       ['Log.enable'],
       ['Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Response' }] }],
+      ...(context.offline ? [networkConditions(true)] : []),
     ];
     // Sent, not answered: see the class comment.
     await Promise.all(domains.map(([method, params]) => this.post(sessionId, method, params).sent));
@@ -281,6 +293,24 @@ class SharedWorkerWatch {
       if (call.sessionId === sessionId) this.settleCall(id, { error: { message: 'worker session closed' } });
     }
   }
+}
+
+/** The DevTools command that takes a target off the network or back on (as Playwright's setOffline sends it). */
+const networkConditions = (offline: boolean): [string, object] => [
+  'Network.emulateNetworkConditions',
+  { offline, latency: 0, downloadThroughput: -1, uploadThroughput: -1 },
+];
+
+/**
+ * The context offline or back online: its pages (Playwright's setOffline) and its shared workers, which
+ * Playwright does not reach. Needs a recorder on the context (recordRequests), as the workers are its watch's.
+ */
+export async function setOffline(context: BrowserContext, offline: boolean): Promise<void> {
+  const browser = context.browser();
+  if (!browser) throw new Error('setOffline: the context has no browser');
+  // The workers first: back online, a page's `online` event has the worker renew, which must find the network.
+  await SharedWorkerWatch.of(browser).setOffline(context, offline);
+  await context.setOffline(offline);
 }
 
 /** Chromium's browserContextId of a context, read from one of its pages (undefined while it has none). */

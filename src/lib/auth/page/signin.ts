@@ -7,11 +7,18 @@ import type { Browser } from '../browser/browser';
 import type { AppStorage } from '../browser/storage';
 import type { PageClient } from '../host/client';
 import { checkShape, safeReturnTo, takeCallbackResponse, takeSignOutReturn, type CallbackResponse } from '../protocol/callback';
-import { authErrorOrShow, type AuthError } from '../protocol/errors';
+import { authErrorOrShow, bounded, type AuthError } from '../protocol/errors';
 import type { SignInHints } from '../protocol/hints';
 import type { StepUpOptions } from '../protocol/scope';
 import type { Claims } from '../protocol/steps';
 import type { Session } from '../svelte/session';
+
+/** The provider's free text, which only ever shows cut (failures.ts): bounded, so the engine's size check takes the response. */
+const FREE_TEXT = ['error_description', 'error_uri'];
+const forEngine = ({ params }: CallbackResponse) =>
+  new URLSearchParams(
+    [...params].map(([name, value]) => [name, FREE_TEXT.includes(name) ? bounded(value, 2048) : value]),
+  ).toString();
 
 /**
  * `scope`, `acr_values` and `max_age` make a step-up, checked after the callback (an AuthError's fields
@@ -115,7 +122,7 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
         return {};
       }
       const client = await parts.client(true);
-      const { returnTo } = await client.request('complete', { response: callback.params.toString(), pending });
+      const { returnTo } = await client.request('complete', { response: forEngine(callback), pending });
       return { returnTo };
     } catch (e) {
       const err = authErrorOrShow(e, (bug) => fail(bug, pending?.returnTo));
