@@ -26,6 +26,8 @@ export interface SessionCore<C extends Claims> {
   ready(): Promise<void>;
   /** The person the session is for, while there is one. */
   user(): C | undefined;
+  /** Aborted when the session is signed out (or forgotten): a code exchange under way then is dropped. */
+  signedOut(): AbortSignal;
   begin(held: Held, person: C): void;
   signOut(reason: 'user', from: PagePort): Held['tokens'] | undefined;
   /** The person used a page: the other hosts hear of it (host/signal.ts). */
@@ -110,12 +112,17 @@ async function complete<C extends Claims>(core: SessionCore<C>, { response, pend
   await core.ready();
   const callback = { params: new URLSearchParams(response), inFragment: false };
   checkShape(callback);
-  const life = vault.signal();
+  // Not the session's own signal: another page's sign-in beginning meanwhile does not end this one's.
+  const life = core.signedOut();
   // A session's key stays its key (a step-up); a new session gets a new one (RFC 9449 §2).
   const keys = options.dpop ? (vault.keys() ?? (await createKeys())) : undefined;
   if (keys) vault.bind(keys);
   const finish = pending.stepUp ? completeStepUp : completeSignIn;
   const { tokens, user: person } = await finish<C>(server, vault.dpop(), callback, pending, now(), life);
+  if (life.aborted) {
+    revokeAll(server, tokens);
+    throw new AuthError('aborted');
+  }
   // A step-up is the same person asking for more: another account's answer changes nothing, and what
   // it was given is revoked.
   const stepped = pending.stepUp?.sub;

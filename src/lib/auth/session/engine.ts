@@ -55,6 +55,11 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
   const server = serverOf(options, network);
   const pages = createPages<C>(report);
   let user: C | undefined;
+  let signedOut = new AbortController();
+  const ending = () => {
+    signedOut.abort();
+    signedOut = new AbortController();
+  };
 
   const vault = createVault({
     client: server.client,
@@ -89,6 +94,7 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
 
   /** Ends the session in every page and revokes what it held, live or ended on its own (RFC 7009). */
   function signOut(reason: 'user' | 'idle' | 'other-tab', from?: PagePort) {
+    ending();
     const tokens = vault.drop();
     user = undefined;
     idle?.stop();
@@ -108,6 +114,7 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
     now,
     ready,
     user: () => user,
+    signedOut: () => signedOut.signal,
     begin,
     signOut,
     active: () => signal?.active(),
@@ -121,6 +128,7 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
     pages: pages.size,
     /** Drops the session without a word to the identity service: no page has been open for `keepSessionMs`. */
     forget() {
+      ending();
       vault.drop();
       user = undefined;
       idle?.stop();
