@@ -3,7 +3,7 @@ import '@testing-library/svelte/vitest';
 import { screen } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { appNames, appStorage } from './lib/auth/browser/storage';
-import { APP_URL, json, setPageUrl } from './testing/fake-idp';
+import { APP_URL, json, setPageUrl } from './lib/auth/__fixtures__/fake-idp';
 
 const CONFIG = { accountUrl: 'http://localhost:9010', authUrl: 'http://127.0.0.1:9011', clientId: 'demo-spa' };
 

@@ -69,7 +69,7 @@ export { completeStepUp } from '@pkce-spa/auth';
 // @ts-expect-error internal
 export { revokeAll } from '@pkce-spa/auth';
 // @ts-expect-error internal
-export { endSession } from '@pkce-spa/auth';
+export { endSessionRequest } from '@pkce-spa/auth';
 // @ts-expect-error internal
 export { createKeys } from '@pkce-spa/auth';
 // @ts-expect-error internal
@@ -165,7 +165,7 @@ export { completeStepUp as testingCompleteStepUp } from '@pkce-spa/auth/testing'
 // @ts-expect-error internal
 export { revokeAll as testingRevokeAll } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
-export { endSession as testingEndSession } from '@pkce-spa/auth/testing';
+export { endSessionRequest as testingEndSessionRequest } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal
 export { createKeys as testingCreateKeys } from '@pkce-spa/auth/testing';
 // @ts-expect-error internal

@@ -3,7 +3,7 @@
 // sign-in lets the person choose an account (prompt=login). With the provider's endpoints: signout tests.
 import { describe, expect, expectTypeOf, it, onTestFinished, vi } from 'vitest';
 import { createAuth, type Auth, type SessionState } from '.';
-import { noSession, useAuthHarness, type Tab } from '../../testing/auth-harness';
+import { noSession, useAuthHarness, type Tab } from './__fixtures__/harness';
 import {
   ACCOUNT_URL,
   ALICE,
@@ -16,8 +16,8 @@ import {
   REVOCATION_URL,
   allStorage,
   setPageUrl,
-  testConfig,
-} from '../../testing/fake-idp';
+  testOptions,
+} from './__fixtures__/fake-idp';
 import { assembleAuth } from './auth';
 import { appNames } from './browser/storage';
 
@@ -106,7 +106,7 @@ describe('sign-out', () => {
 
   it('where each tab runs its own engine, another person signing in elsewhere signs this tab out and revokes its tokens', async () => {
     h.sharedWorkers = false;
-    const tab = await h.signIn({ config: testConfig({ revocationUrl: REVOCATION_URL }) });
+    const tab = await h.signIn({ options: testOptions({ server: { revocation_endpoint: REVOCATION_URL } }) });
     const { access_token } = h.idp.issued[0];
     new FakeBroadcastChannel(NAMES.channel).postMessage({ app: NAMES.app, type: 'signed-in', sub: BOB.sub });
     await vi.waitFor(() => expect(tab.state.status).toBe('signed-out'));
@@ -198,7 +198,7 @@ describe('account switching without provider endpoints', () => {
     expect(promptOf(h.lastNavigation())).toBe('none');
   });
 
-  it('sign-out without endSessionUrl stays in the app: no navigation', async () => {
+  it('sign-out without an end_session_endpoint stays in the app: no navigation', async () => {
     const tab = await h.signIn();
     const navigations = h.assign.mock.calls.length;
     tab.auth.signOut();
@@ -253,7 +253,7 @@ describe('the idle option', () => {
   });
 
   it("an instance with idle: stayActive() tells the app's other hosts, token-free", async () => {
-    const tab = await h.signIn({ config: { ...h.config, idle: { timeoutMs: 600_000, warnMs: 60_000 } } });
+    const tab = await h.signIn({ options: { ...h.options, idle: { timeoutMs: 600_000, warnMs: 60_000 } } });
     const active = () => FakeBroadcastChannel.posted.filter(({ data }) => (data as { type: string }).type === 'active');
     const before = active().length;
     tab.auth.stayActive();
@@ -263,7 +263,7 @@ describe('the idle option', () => {
   });
 
   it("on a stranger's page, stayActive() does nothing: no engine started, nothing sent", async () => {
-    const stranger = await h.loadAt(APP_URL, { ...h.config, idle: { timeoutMs: 600_000, warnMs: 60_000 } });
+    const stranger = await h.loadAt(APP_URL, { ...h.options, idle: { timeoutMs: 600_000, warnMs: 60_000 } });
     stranger.auth.stayActive();
     for (let turn = 0; turn < 10; turn++) await Promise.resolve();
     expect(h.workers.size).toBe(0);
@@ -273,7 +273,7 @@ describe('the idle option', () => {
   });
 
   it("an idle end is the events' sign-out with reason idle, and the session's notice says so", async () => {
-    const tab = await h.signIn({ config: { ...h.config, idle: { timeoutMs: 400, warnMs: 200 } } });
+    const tab = await h.signIn({ options: { ...h.options, idle: { timeoutMs: 400, warnMs: 200 } } });
     const reasons: string[] = [];
     tab.auth.on('signed-out', ({ reason }) => reasons.push(reason));
     await vi.waitFor(() => expect(reasons).toEqual(['idle']), { timeout: 5_000 });

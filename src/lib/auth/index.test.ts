@@ -3,7 +3,7 @@
 // back; the app navigates, never the module.
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { get } from 'svelte/store';
-import { noSession, useAuthHarness } from '../../testing/auth-harness';
+import { noSession, useAuthHarness } from './__fixtures__/harness';
 import {
   ALICE,
   API_URL,
@@ -12,9 +12,8 @@ import {
   TOKEN_URL,
   USERINFO_URL,
   setPageUrl,
-  testConfig,
-} from '../../testing/fake-idp';
-import { authOptions } from '../../config';
+  testOptions,
+} from './__fixtures__/fake-idp';
 import * as api from '.';
 import { createAuth } from '.';
 import { assembleAuth } from './auth';
@@ -79,7 +78,7 @@ describe('nothing before start()', () => {
     const channels = FakeBroadcastChannel.open.size;
     const opened = vi.fn();
     vi.stubGlobal('BroadcastChannel', opened);
-    const auth = createAuth(authOptions(h.config));
+    const auth = createAuth(h.options);
     expect(auth.session.current).toEqual(noSession('loading'));
     expect(getItem).not.toHaveBeenCalled();
     expect(opened).not.toHaveBeenCalled();
@@ -90,7 +89,7 @@ describe('nothing before start()', () => {
 
   it('the browser is asked for only when start() runs, and once', async () => {
     const browser = vi.fn(h.port);
-    const auth = assembleAuth(authOptions(h.config), { browser, network: (r) => h.idp.fetch(r) });
+    const auth = assembleAuth(h.options, { browser, network: (r) => h.idp.fetch(r) });
     expect(browser).not.toHaveBeenCalled();
     await auth.start();
     await auth.signIn();
@@ -106,7 +105,7 @@ describe('nothing before start()', () => {
     h.sharedWorkers = false;
     const authorizeUrl = await h.startSignIn();
     setPageUrl(`${APP_URL}?${h.idp.approve(authorizeUrl)}`);
-    const auth = assembleAuth(authOptions(h.config), { browser: h.port, network });
+    const auth = assembleAuth(h.options, { browser: h.port, network });
     await auth.start();
     expect(auth.session.current.status).toBe('signed-in');
     expect(network.mock.calls.map(([request]) => request.url)).toEqual([TOKEN_URL, USERINFO_URL]);
@@ -164,10 +163,10 @@ describe('start()', () => {
   });
 
   it('a redirect URI with a path and query of its own: its callback signs in and keeps that query in the URL', async () => {
-    const config = testConfig({ redirectUri: 'http://localhost:5173/auth/done?tenant=a' });
-    const authorizeUrl = await h.startSignIn({ config });
+    const options = testOptions({ redirectUri: 'http://localhost:5173/auth/done?tenant=a' });
+    const authorizeUrl = await h.startSignIn({ options });
     expect(new URL(authorizeUrl).searchParams.get('redirect_uri')).toBe('http://localhost:5173/auth/done?tenant=a');
-    const tab = await h.loadAt(`http://localhost:5173/auth/done?tenant=a&${h.idp.approve(authorizeUrl)}`, config);
+    const tab = await h.loadAt(`http://localhost:5173/auth/done?tenant=a&${h.idp.approve(authorizeUrl)}`, options);
     expect(tab.state.status).toBe('signed-in');
     expect(location.href).toBe('http://localhost:5173/auth/done?tenant=a');
     expect(h.idp.tokenRequests()[0].form.get('redirect_uri')).toBe('http://localhost:5173/auth/done?tenant=a');
@@ -230,7 +229,7 @@ describe('one instance', () => {
 
   it("instances of two clients keep separate sessions: one's sign-in is nothing to the other", async () => {
     const signedIn = await h.signIn();
-    const other = await h.loadAt(APP_URL, testConfig({ clientId: 'other-spa' }));
+    const other = await h.loadAt(APP_URL, testOptions({ clientId: 'other-spa' }));
     expect(signedIn.state.status).toBe('signed-in');
     expect(other.state.status).toBe('signed-out');
     await expect(other.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
@@ -260,7 +259,7 @@ describe('one instance', () => {
     h.idp.install();
     const url = await h.startSignIn();
     setPageUrl(`${APP_URL}?${h.idp.approve(url)}`);
-    const auth = createAuth(authOptions(testConfig()));
+    const auth = createAuth(testOptions());
     await auth.start();
     expect(auth.session.current.status).toBe('signed-in');
     expect(h.idp.tokenRequests('authorization_code')).toHaveLength(1);
@@ -269,7 +268,7 @@ describe('one instance', () => {
 
   it('createAuth with the real browser port needs no harness: it reads location and storage', async () => {
     h.idp.install();
-    const auth = createAuth(authOptions(testConfig()));
+    const auth = createAuth(testOptions());
     await auth.start();
     expect(auth.session.current.status).toBe('signed-out');
     expect(h.idp.requests).toHaveLength(0);
@@ -279,7 +278,7 @@ describe('one instance', () => {
 
 describe('defaults and late answers', () => {
   it('with only the required options: scope openid (so a nonce), and only userinfo may receive the token', async () => {
-    const { server, clientId, redirectUri } = authOptions(h.config);
+    const { server, clientId, redirectUri } = h.options;
     const minimal = () => assembleAuth({ server, clientId, redirectUri }, { browser: h.port, network: (r) => h.idp.fetch(r) });
     const first = minimal();
     await first.start();
@@ -330,7 +329,7 @@ it('a failure that is no protocol error (the browser refusing a lock) still ends
 describe('before start()', () => {
   it("auth.fetch resolves a relative URL against the page's, and sends nothing without a session", async () => {
     const network = vi.fn<(request: Request) => Promise<Response>>();
-    const auth = assembleAuth(authOptions(h.config), { browser: h.port, network });
+    const auth = assembleAuth(h.options, { browser: h.port, network });
     await expect(auth.fetch('/api')).rejects.toMatchObject({ code: 'forbidden_origin' });
     await expect(auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unauthenticated' });
     await expect(auth.fetch(USERINFO_URL)).rejects.toMatchObject({ code: 'unauthenticated' });

@@ -1,7 +1,7 @@
 // @vitest-environment node
 // Server rendering: no window, document, location or storage. Making an auth instance and rendering
 // views that use it must not touch any of them; the work begins with start(), in the browser.
-import { noSession } from '../../testing/auth-harness';
+import { noSession } from './__fixtures__/harness';
 import { describe, expect, it, vi } from 'vitest';
 import { render } from 'svelte/server';
 import { authContext, createAuth, type AuthOptions } from '.';

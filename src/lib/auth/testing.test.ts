@@ -1,6 +1,6 @@
 // The test kit: an Auth that behaves as createAuth's does for a view, without a network: it runs
 // production's page side (the session store, auth.fetch), so errors, challenges and transitions are the real ones.
-import { noSession } from '../../testing/auth-harness';
+import { noSession } from './__fixtures__/harness';
 import { get } from 'svelte/store';
 import { describe, expect, it, vi } from 'vitest';
 import { AuthError, type SessionStatus } from '.';

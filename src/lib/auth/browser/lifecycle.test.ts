@@ -4,8 +4,8 @@
 // reaches the engine at most once per ACTIVITY_EVERY_MS. Then the same through an instance, on
 // happy-dom's window.
 import { describe, expect, it, vi } from 'vitest';
-import { noSession, useAuthHarness } from '../../../testing/auth-harness';
-import { API_URL, NAMES } from '../../../testing/fake-idp';
+import { noSession, useAuthHarness } from '../__fixtures__/harness';
+import { API_URL, NAMES } from '../__fixtures__/fake-idp';
 import { ACTIVITY_EVERY_MS, listenPage } from './lifecycle';
 
 /** A page whose listeners the test sees and fires, on a clock the test moves. */

@@ -4,8 +4,7 @@
 // "Stay signed in" nor an API's refusal may leave a rejection unhandled or a view waiting for ever.
 // Observed at the edges: the session store, the commands the page sent, locks and channels.
 import { describe, expect, it, vi } from 'vitest';
-import type { AppConfig } from '../../../config';
-import { useAuthHarness } from '../../../testing/auth-harness';
+import { useAuthHarness } from '../__fixtures__/harness';
 import {
   API_URL,
   APP_URL,
@@ -15,7 +14,7 @@ import {
   OTHER_API_URL,
   challenge,
   type FakePort,
-} from '../../../testing/fake-idp';
+} from '../__fixtures__/fake-idp';
 
 const h = useAuthHarness();
 
@@ -49,10 +48,10 @@ function workerEnds() {
 describe('a page whose shared worker died', () => {
   it('the person\'s input, a wake and "Stay signed in" go unanswered and time out, with nothing left unhandled', async () => {
     vi.useFakeTimers();
-    const config: AppConfig = { ...h.config, idle: { timeoutMs: 600_000, warnMs: 60_000 } };
-    await h.signIn({ config });
+    const options = { ...h.options, idle: { timeoutMs: 600_000, warnMs: 60_000 } };
+    await h.signIn({ options });
     const worker = workerEnds();
-    const tab = await h.loadAt(APP_URL, config);
+    const tab = await h.loadAt(APP_URL, options);
     expect(tab.state.status).toBe('signed-in');
     worker.die();
     window.dispatchEvent(new KeyboardEvent('keydown'));
@@ -67,10 +66,10 @@ describe('a page whose shared worker died', () => {
   it('an API refusing its own token as the worker dies: the token is forgotten in vain, and auth.fetch times out', async () => {
     vi.useFakeTimers();
     h.idp.refreshTokens = true;
-    const config = { ...h.config, apis: { [OTHER_API_ORIGIN]: { resource: 'https://notes.example/', scope: 'notes.read' } } };
-    await h.signIn({ config });
+    const options = { ...h.options, apis: { [OTHER_API_ORIGIN]: { resource: 'https://notes.example/', scope: 'notes.read' } } };
+    await h.signIn({ options });
     const worker = workerEnds();
-    const tab = await h.loadAt(APP_URL, config);
+    const tab = await h.loadAt(APP_URL, options);
     h.idp.api = () => {
       worker.die();
       return challenge(401, 'invalid_token');

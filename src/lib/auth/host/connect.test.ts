@@ -1,9 +1,8 @@
 // The page's connection to the engine (connect.ts): the app's shared worker where it starts, else an
 // engine in this page; the page's lock held while it lives; every command answered or late (`timeout`).
 import { describe, expect, it, vi } from 'vitest';
-import { authOptions } from '../../../config';
-import { useAuthHarness } from '../../../testing/auth-harness';
-import { FakeBroadcastChannel, FakeMessageChannel, NAMES } from '../../../testing/fake-idp';
+import { useAuthHarness } from '../__fixtures__/harness';
+import { FakeBroadcastChannel, FakeMessageChannel, NAMES } from '../__fixtures__/fake-idp';
 import type { Browser, WorkerLike } from '../browser/browser';
 import { connect } from './connect';
 
@@ -16,7 +15,7 @@ const COMMAND_MS = 4 * TIMEOUT_MS;
 function connectPage(sharedWorker?: (name: string) => WorkerLike | undefined, more: Partial<Browser> = {}, notice = vi.fn()) {
   const browser = h.port();
   return connect({
-    options: authOptions(h.config),
+    options: h.options,
     names: NAMES,
     browser: { ...browser, ...(sharedWorker && { sharedWorker }), ...more },
     network: (request) => h.idp.fetch(request),

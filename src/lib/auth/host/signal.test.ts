@@ -1,8 +1,8 @@
 // The token-free signal between the app's hosts (signal.ts): only this app's well-formed messages are
 // heard, and nothing secret is ever posted, whatever the engine behind it holds.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { useAuthHarness } from '../../../testing/auth-harness';
-import { FakeBroadcastChannel, NAMES } from '../../../testing/fake-idp';
+import { useAuthHarness } from '../__fixtures__/harness';
+import { FakeBroadcastChannel, NAMES } from '../__fixtures__/fake-idp';
 import { appNames } from '../browser/storage';
 import { openSignal, parseSignal } from './signal';
 
@@ -101,10 +101,10 @@ describe.each([
   it('never a token: a sign-in, a renewal, activity and a sign-out post the person at most', async () => {
     h.sharedWorkers = sharedWorkers;
     h.idp.refreshTokens = true;
-    h.config = { ...h.config, idle: { timeoutMs: 600_000, warnMs: 60_000 } };
+    h.options = { ...h.options, idle: { timeoutMs: 600_000, warnMs: 60_000 } };
     const tab = await h.signIn();
     tab.auth.stayActive();
-    await tab.auth.fetch(new URL('/connect/userinfo', h.config.authUrl).href);
+    await tab.auth.fetch(h.options.server.userinfo_endpoint);
     tab.auth.signOut();
     await vi.waitFor(() =>
       expect(FakeBroadcastChannel.posted.map(({ data }) => (data as { type: string }).type)).toContain('signed-out'),

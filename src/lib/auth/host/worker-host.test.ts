@@ -2,19 +2,25 @@
 // page of the app, its session kept while any page lives and `keepSessionMs` after the last page's
 // lock is released (a reload, Back), then forgotten without a word to the provider.
 import { describe, expect, it, vi } from 'vitest';
-import { authOptions } from '../../../config';
-import { useAuthHarness, type Tab } from '../../../testing/auth-harness';
-import { APP_URL, FakeLocks, FakeMessageChannel, REVOCATION_URL, testConfig } from '../../../testing/fake-idp';
+import { useAuthHarness, type Tab } from '../__fixtures__/harness';
+import { APP_URL, FakeLocks, FakeMessageChannel, REVOCATION_URL, testOptions } from '../__fixtures__/fake-idp';
 import { appNames } from '../browser/storage';
 import { issuerOf, KEEP_SESSION_MS } from '../options';
 import { optionsOf, serveWorker, workerName } from './worker-host';
 
 describe('the worker name', () => {
-  const options = authOptions(testConfig());
+  const options = testOptions();
 
   it('carries the whole configuration, read back as it was', () => {
     expect(optionsOf(workerName(options))).toEqual(options);
     expect(workerName({ ...options, clientId: 'other-spa' })).not.toBe(workerName(options));
+  });
+
+  it("is the engine's configuration only: an app's own settings beside it, and maxResponseBytes, name the same worker", () => {
+    const withAppSettings = { ...options, maxResponseBytes: 1000, apiUrl: 'http://127.0.0.1:9012/api' };
+    expect(workerName(withAppSettings)).toBe(workerName(options));
+    expect(workerName({ ...options, scope: 'openid other' })).not.toBe(workerName(options));
+    expect(workerName({ ...options, keepSessionMs: 0 })).not.toBe(workerName(options));
   });
 
   it.each([
@@ -41,12 +47,12 @@ describe('the worker name', () => {
 });
 
 describe('how long the worker keeps the session', () => {
-  const h = useAuthHarness({ revocationUrl: REVOCATION_URL });
+  const h = useAuthHarness({ server: { revocation_endpoint: REVOCATION_URL } });
 
   /** Alice signed in, her one tab open; the session's token outlives every wait here. */
   async function signedIn(keepSessionMs?: number) {
     h.idp.expiresIn = 3_600;
-    h.config = { ...h.config, keepSessionMs } as typeof h.config;
+    h.options = { ...h.options, keepSessionMs };
     const tab = await h.signIn();
     vi.useFakeTimers();
     return tab;
@@ -104,7 +110,7 @@ describe('how long the worker keeps the session', () => {
 });
 
 describe('the pages the worker watches', () => {
-  const options = authOptions(testConfig());
+  const options = testOptions();
   const lock = appNames(issuerOf(options), options.clientId).lock;
 
   /** The worker of the test app, with the locks it asks for; pages connect over fake ports. */

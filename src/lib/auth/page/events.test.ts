@@ -4,8 +4,8 @@
 // a payload may carry (no token, no claim but `sub`); and listeners that throw, unsubscribe, and destroy().
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { AuthError, type Auth, type AuthEvents, type AuthEventType } from '..';
-import { useAuthHarness } from '../../../testing/auth-harness';
-import { ALICE, API_URL, APP_URL, BOB, END_SESSION_URL, REVOCATION_URL, json, setPageUrl } from '../../../testing/fake-idp';
+import { useAuthHarness } from '../__fixtures__/harness';
+import { ALICE, API_URL, APP_URL, BOB, END_SESSION_URL, REVOCATION_URL, json, setPageUrl } from '../__fixtures__/fake-idp';
 import { createEvents } from './events';
 import { createTestAuth } from '../testing';
 
@@ -102,7 +102,7 @@ describe('the emitter', () => {
 });
 
 describe('through createAuth', () => {
-  const h = useAuthHarness({ endSessionUrl: END_SESSION_URL, revocationUrl: REVOCATION_URL });
+  const h = useAuthHarness({ server: { end_session_endpoint: END_SESSION_URL, revocation_endpoint: REVOCATION_URL } });
 
   /** Loads the app at `url` with a listener for every type on before start(), as an app adds them. */
   async function loadRecorded(url: string) {

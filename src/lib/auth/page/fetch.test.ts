@@ -1,7 +1,7 @@
 // auth.fetch: a drop-in fetch; where the token may go, how it goes, and what a 401/403 leads to. Its
 // tokens come from the session engine (one per app), so two tabs renew once and no page holds a refresh token.
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { useAuthHarness } from '../../../testing/auth-harness';
+import { useAuthHarness } from '../__fixtures__/harness';
 import {
   API_ORIGIN,
   API_URL,
@@ -16,9 +16,8 @@ import {
   cutOff,
   deferred,
   json,
-  testConfig,
-} from '../../../testing/fake-idp';
-import type { AppConfig } from '../../../config';
+  testOptions,
+} from '../__fixtures__/fake-idp';
 import { AuthError } from '../protocol/errors';
 
 const h = useAuthHarness();
@@ -98,7 +97,7 @@ describe('allow-list', () => {
 
   it.each([
     ['an apiOrigins entry', API_URL],
-    ["authUrl's origin", USERINFO_URL],
+    ["the userinfo endpoint's origin", USERINFO_URL],
     ['a URL object', new URL(API_URL)],
   ])('sends the Bearer token to %s', async (_name, url) => {
     const tab = await h.signIn();
@@ -130,8 +129,8 @@ describe('allow-list', () => {
     ['https://api.example.test', 'https://api.example.test/x'],
     ['https://API.example.test:443/path', 'https://api.example.test/x'],
   ])('an apiOrigins entry %s allows its origin however it is written', async (entry, url) => {
-    const config = { ...testConfig(), apiOrigins: [entry] } as AppConfig;
-    const tab = await h.signIn({ config });
+    const options = { ...testOptions(), apiOrigins: [entry] };
+    const tab = await h.signIn({ options });
     h.idp.fetch.mockClear();
     await tab.auth.fetch(url).catch(() => {});
     expect(h.idp.fetch).toHaveBeenCalledTimes(1);
@@ -280,15 +279,15 @@ describe('401 and 403', () => {
     const asking = (scope: string) => () => challengeHeader(403, `Bearer error="insufficient_scope", scope="${scope}"`);
 
     it('may ask for the scope every sign-in asks for, and stepUpScopes: insufficient_scope with no API named', async () => {
-      const config = testConfig({ stepUpScopes: 'api.write' });
-      const tab = await h.signIn({ config });
-      h.idp.api = asking(`${config.scope.split(' ')[0]} api.write`);
+      const options = testOptions({ stepUpScopes: 'api.write' });
+      const tab = await h.signIn({ options });
+      h.idp.api = asking(`${options.scope.split(' ')[0]} api.write`);
       const failure = (await tab.auth.fetch(API_URL).catch((err: unknown) => err)) as AuthError;
       expect(failure.toJSON()).toEqual({
         code: 'insufficient_scope',
         oauthError: 'insufficient_scope',
         status: 403,
-        scope: `${config.scope.split(' ')[0]} api.write`,
+        scope: `${options.scope.split(' ')[0]} api.write`,
       });
     });
 
@@ -297,7 +296,7 @@ describe('401 and 403', () => {
       ['beyond stepUpScopes', { stepUpScopes: 'api.read' }],
     ])('%s, any other scope is scope_not_allowed: nothing to ask, never retried', async (_name, overrides) => {
       h.idp.refreshTokens = true;
-      const tab = await h.signIn({ config: testConfig(overrides) });
+      const tab = await h.signIn({ options: testOptions(overrides) });
       h.idp.api = asking('api.write');
       const failure = (await tab.auth.fetch(API_URL).catch((err: unknown) => err)) as AuthError;
       expect(failure).toBeInstanceOf(AuthError);
@@ -322,8 +321,8 @@ describe('401 and 403', () => {
 
 describe('failures', () => {
   it('a request that gets no answer in time ends in "timeout"', async () => {
-    const config = { ...testConfig(), timeoutMs: 30 };
-    const tab = await h.signIn({ config });
+    const options = { ...testOptions(), timeoutMs: 30 };
+    const tab = await h.signIn({ options });
     h.idp.api = () => new Promise<Response>(() => {});
     await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'timeout', host: new URL(API_ORIGIN).host });
     expect(h.idp.to(API_URL)[0].init.signal?.aborted).toBe(true);
@@ -359,23 +358,23 @@ describe('failures', () => {
   });
 
   describe('with maxResponseBytes', () => {
-    const capped = () => ({ ...testConfig(), maxResponseBytes: 1000 }) as AppConfig;
+    const capped = () => ({ ...testOptions(), maxResponseBytes: 1000 });
 
     it('an answer over the cap is refused as invalid_response naming the host', async () => {
-      const tab = await h.signIn({ config: capped() });
+      const tab = await h.signIn({ options: capped() });
       h.idp.api = () => new Response('x'.repeat(1001), { headers: { 'content-type': 'text/plain' } });
       await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'invalid_response', host: new URL(API_ORIGIN).host });
     });
 
     it('an answer cut off after its headers rejects auth.fetch as unreachable, and the session stays', async () => {
-      const tab = await h.signIn({ config: capped() });
+      const tab = await h.signIn({ options: capped() });
       h.idp.api = cutOff;
       await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'unreachable', host: new URL(API_ORIGIN).host });
       expect(tab.state.status).toBe('signed-in');
     });
 
     it('an answer at the cap is returned whole, with its status, headers and url', async () => {
-      const tab = await h.signIn({ config: capped() });
+      const tab = await h.signIn({ options: capped() });
       h.idp.api = () => new Response('x'.repeat(1000), { status: 201, headers: { 'x-id': '7' } });
       const response = await tab.auth.fetch(`${API_URL}?q=1`);
       expect([response.status, response.headers.get('x-id'), response.url]).toEqual([201, '7', `${API_URL}?q=1`]);
@@ -464,7 +463,7 @@ describe('a drop-in fetch', () => {
   });
 
   it('resolves a relative URL against the page', async () => {
-    const tab = await h.signIn({ config: testConfig({ apiOrigins: [API_ORIGIN, 'http://localhost:5173'] }) });
+    const tab = await h.signIn({ options: testOptions({ apiOrigins: [API_ORIGIN, 'http://localhost:5173'] }) });
     h.idp.fetch.mockClear();
     await tab.auth.fetch('notes?x=1').catch(() => {});
     expect(h.idp.requests.at(-1)?.url).toBe('http://localhost:5173/notes?x=1');
@@ -577,8 +576,8 @@ describe('the refresh token never reaches a page', () => {
       h.sharedWorkers = shared;
       h.idp.refreshTokens = true;
       const traffic = pageTraffic();
-      const config = { ...testConfig(), apis: { [OTHER_API_ORIGIN]: NOTES } } as AppConfig;
-      const tab = await h.signIn({ config });
+      const options = { ...testOptions(), apis: { [OTHER_API_ORIGIN]: NOTES } };
+      const tab = await h.signIn({ options });
       // The API's own token is obtained with the refresh token (RFC 8707), which rotates.
       expect((await tab.auth.fetch(OTHER_API_URL)).status).toBe(200);
       // The sign-in token refused: renewed with the refresh token, then replayed.

@@ -7,8 +7,7 @@
 // instances on one page; the whole flow in both hosts; and the provider's sign-out coming back.
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
-import type { AppConfig } from '../../../config';
-import { noSession, useAuthHarness } from '../../../testing/auth-harness';
+import { noSession, useAuthHarness } from '../__fixtures__/harness';
 import {
   ACCOUNT_URL,
   ALICE,
@@ -24,9 +23,9 @@ import {
   idTokenClaims,
   json,
   setPageUrl,
-  testConfig,
+  testOptions,
   unsignedIdToken,
-} from '../../../testing/fake-idp';
+} from '../__fixtures__/fake-idp';
 import { assembleAuth } from '../auth';
 import { AuthError } from '../protocol/errors';
 import type { StandardClaims } from '../protocol/steps';
@@ -272,14 +271,14 @@ describe('authorization request', () => {
   });
 
   it('sends no nonce when the scope does not contain openid', async () => {
-    const url = new URL(await h.startSignIn({ config: testConfig({ scope: 'profile service.api' }) }));
+    const url = new URL(await h.startSignIn({ options: testOptions({ scope: 'profile service.api' }) }));
     expect(url.searchParams.get('scope')).toBe('profile service.api');
     expect(url.searchParams.has('nonce')).toBe(false);
   });
 
   it('uses a configured redirect URI verbatim', async () => {
-    const config = testConfig({ redirectUri: 'http://localhost:5173/app/' });
-    const url = new URL(await h.startSignIn({ config }));
+    const options = testOptions({ redirectUri: 'http://localhost:5173/app/' });
+    const url = new URL(await h.startSignIn({ options }));
     expect(url.searchParams.get('redirect_uri')).toBe('http://localhost:5173/app/');
   });
 
@@ -462,9 +461,9 @@ describe('callbacks that must not reach the token endpoint', () => {
   });
 
   it('a missing iss when requireIss is set: no token request', async () => {
-    const config = testConfig({ requireIss: true });
-    const callback = h.idp.approve(await h.startSignIn({ config }), { iss: null });
-    const tab = await h.completeCallback(callback, config);
+    const options = testOptions({ requireIss: true });
+    const callback = h.idp.approve(await h.startSignIn({ options }), { iss: null });
+    const tab = await h.completeCallback(callback, options);
     expect(h.idp.tokenRequests()).toHaveLength(0);
     expect(tab.state.status).toBe('error');
   });
@@ -727,12 +726,15 @@ describe('a returning page whose engine cannot start', () => {
 describe('the return of a sign-out to postLogoutRedirectUri', () => {
   const CALLBACK = `${APP_URL}callback`;
   const LANDING = `${APP_URL}signed-out?lang=en`;
-  const h = useAuthHarness({ endSessionUrl: END_SESSION_URL, revocationUrl: REVOCATION_URL, redirectUri: CALLBACK });
-  // The harness passes what the app's config holds on to createAuth, this option included.
-  const config = () => ({ ...h.config, postLogoutRedirectUri: LANDING }) as AppConfig;
-  const loadAt = (url: string) => h.loadAt(url, config());
+  const h = useAuthHarness({
+    server: { end_session_endpoint: END_SESSION_URL, revocation_endpoint: REVOCATION_URL },
+    redirectUri: CALLBACK,
+  });
+  // The harness hands a tab's options to createAuth as they are, this option included.
+  const options = () => ({ ...h.options, postLogoutRedirectUri: LANDING });
+  const loadAt = (url: string) => h.loadAt(url, options());
   const signIn = async () => {
-    const tab = await loadAt(`${CALLBACK}?${h.idp.approve(await h.startSignIn({ config: config() }))}`);
+    const tab = await loadAt(`${CALLBACK}?${h.idp.approve(await h.startSignIn({ options: options() }))}`);
     expect(tab.state.status).toBe('signed-in');
     return tab;
   };
@@ -786,7 +788,7 @@ describe('the return of a sign-out to postLogoutRedirectUri', () => {
   });
 
   it('is no callback: a code there is left in the URL, and no token request is made', async () => {
-    const callback = h.idp.approve(await h.startSignIn({ config: config() }));
+    const callback = h.idp.approve(await h.startSignIn({ options: options() }));
     const tab = await loadAt(`${LANDING}&${callback}`);
     expect(tab.state.status).toBe('signed-out');
     expect(location.href).toBe(`${LANDING}&${callback}`);
@@ -918,9 +920,9 @@ describe("a stranger's page (no hint: nobody has signed in in this browser)", ()
 
 describe('two instances on one page', () => {
   it('a callback another instance waits for is left in the URL for it, which completes it', async () => {
-    const other = testConfig({ clientId: 'other-spa' });
+    const other = testOptions({ clientId: 'other-spa' });
     h.idp.idTokenExtra = { aud: 'other-spa' };
-    const callback = h.idp.approve(await h.startSignIn({ config: other }));
+    const callback = h.idp.approve(await h.startSignIn({ options: other }));
     const mine = await h.loadAt(`${APP_URL}?${callback}`);
     expect(mine.state).toEqual(noSession('signed-out'));
     expect(location.href).toBe(`${APP_URL}?${callback}`);

@@ -2,7 +2,8 @@
 // resource with the refresh token, caches per origin for every tab, and renews on its own; every other
 // origin keeps the sign-in token.
 import { describe, expect, it, vi } from 'vitest';
-import { useAuthHarness } from '../../../testing/auth-harness';
+import { useAuthHarness } from '../__fixtures__/harness';
+import type { AuthOptions } from '../options';
 import {
   API_ORIGIN,
   API_URL,
@@ -14,16 +15,15 @@ import {
   challengeHeader,
   deferred,
   json,
-  testConfig,
-} from '../../../testing/fake-idp';
-import type { AppConfig } from '../../../config';
+  testOptions,
+  type OptionsOverrides,
+} from '../__fixtures__/fake-idp';
 import { apiParams, apisByOrigin, type ApiOptions } from './apis';
 import { AuthError, stepUpFor } from './errors';
 
 const NOTES = { resource: 'https://notes.example/', scope: 'notes.read', stepUpScopes: 'notes.write' };
 const OTHER = { resource: 'https://other.example/', scope: 'other.read' };
-const withApis = (apis: Record<string, ApiOptions>, overrides: Record<string, unknown> = {}) =>
-  ({ ...testConfig(overrides), apis }) as AppConfig;
+const withApis = (apis: Record<string, ApiOptions>, overrides: OptionsOverrides = {}) => ({ ...testOptions(overrides), apis });
 
 const h = useAuthHarness();
 
@@ -32,22 +32,22 @@ const bearer = (request: { headers: Headers } | undefined) => request?.headers.g
 
 describe('the authorization request (RFC 8707 §2.1)', () => {
   it("asks for every API's resource, as repeated parameters, and adds their scopes", async () => {
-    const url = new URL(await h.startSignIn({ config: withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER }) }));
+    const url = new URL(await h.startSignIn({ options: withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER }) }));
     expect(url.searchParams.getAll('resource')).toEqual([NOTES.resource, OTHER.resource]);
-    expect(url.searchParams.get('scope')).toBe(`${h.config.scope} notes.read other.read`);
+    expect(url.searchParams.get('scope')).toBe(`${h.options.scope} notes.read other.read`);
   });
 
   it('without apis: no resource parameter and the scope as configured', async () => {
     const url = new URL(await h.startSignIn());
     expect(url.searchParams.has('resource')).toBe(false);
-    expect(url.searchParams.get('scope')).toBe(h.config.scope);
+    expect(url.searchParams.get('scope')).toBe(h.options.scope);
   });
 });
 
 describe('requests to an API of apis', () => {
   it('carry a token for its resource, from one refresh grant with resource and scope (RFC 8707 §2.2), cached', async () => {
     h.idp.refreshTokens = true;
-    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
+    const tab = await h.signIn({ options: withApis({ [API_ORIGIN]: NOTES }) });
     const signInToken = h.idp.issued[0].access_token;
     expect((await tab.auth.fetch(API_URL)).status).toBe(200);
     expect((await tab.auth.fetch(`${API_URL}?again`)).status).toBe(200);
@@ -62,7 +62,7 @@ describe('requests to an API of apis', () => {
 
   it('the userinfo endpoint and origins without an entry keep the sign-in token', async () => {
     h.idp.refreshTokens = true;
-    const tab = await h.signIn({ config: withApis({ [OTHER_API_ORIGIN]: OTHER }, { apiOrigins: [API_ORIGIN] }) });
+    const tab = await h.signIn({ options: withApis({ [OTHER_API_ORIGIN]: OTHER }, { apiOrigins: [API_ORIGIN] }) });
     const signInToken = h.idp.issued[0].access_token;
     await tab.auth.fetch(API_URL);
     await tab.auth.fetch(USERINFO_URL);
@@ -73,7 +73,7 @@ describe('requests to an API of apis', () => {
 
   it("each API gets its own token, which never reaches the other's origin", async () => {
     h.idp.refreshTokens = true;
-    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER }) });
+    const tab = await h.signIn({ options: withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER }) });
     await tab.auth.fetch(API_URL);
     await tab.auth.fetch(OTHER_API_URL);
     await tab.auth.fetch(API_URL);
@@ -88,7 +88,7 @@ describe('requests to an API of apis', () => {
     'a key written as %s names the origin, and allows it (no apiOrigins entry needed)',
     async (key) => {
       h.idp.refreshTokens = true;
-      const tab = await h.signIn({ config: withApis({ [key]: NOTES }) });
+      const tab = await h.signIn({ options: withApis({ [key]: NOTES }) });
       expect((await tab.auth.fetch(OTHER_API_URL)).status).toBe(200);
       expect(h.idp.tokenRequests('refresh_token')[0].form.get('resource')).toBe(NOTES.resource);
     },
@@ -96,7 +96,7 @@ describe('requests to an API of apis', () => {
 
   it('concurrent first requests share one grant', async () => {
     h.idp.refreshTokens = true;
-    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
+    const tab = await h.signIn({ options: withApis({ [API_ORIGIN]: NOTES }) });
     const responses = await Promise.all([1, 2, 3].map(() => tab.auth.fetch(API_URL)));
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(h.idp.tokenRequests('refresh_token')).toHaveLength(1);
@@ -104,8 +104,8 @@ describe('requests to an API of apis', () => {
 
   it("two tabs' requests to an API cause one token request for it: the session's one engine holds the API's token", async () => {
     h.idp.refreshTokens = true;
-    const config = withApis({ [API_ORIGIN]: NOTES });
-    const tabs = [await h.signIn({ config }), await h.loadAt(APP_URL, config)];
+    const options = withApis({ [API_ORIGIN]: NOTES });
+    const tabs = [await h.signIn({ options }), await h.loadAt(APP_URL, options)];
     expect(tabs[1].state.status).toBe('signed-in');
     const responses = await Promise.all(tabs.map((tab) => tab.auth.fetch(API_URL)));
     expect(responses.map((r) => r.status)).toEqual([200, 200]);
@@ -120,7 +120,7 @@ describe('requests to an API of apis', () => {
 
   it('a rotated refresh token becomes the session’s: the sign-in token still renews after', async () => {
     h.idp.refreshTokens = true;
-    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
+    const tab = await h.signIn({ options: withApis({ [API_ORIGIN]: NOTES }) });
     await tab.auth.fetch(API_URL);
     // The fake rotates on every use: only the refresh token of the API grant is accepted now.
     h.idp.validAccessTokens.delete(h.idp.issued[0].access_token as string);
@@ -134,7 +134,7 @@ describe('requests to an API of apis', () => {
 
   it('a token about to expire is replaced before it is sent', async () => {
     h.idp.refreshTokens = true;
-    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
+    const tab = await h.signIn({ options: withApis({ [API_ORIGIN]: NOTES }) });
     await tab.auth.fetch(API_URL);
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + (h.idp.expiresIn! - 10) * 1000);
@@ -146,7 +146,7 @@ describe('requests to an API of apis', () => {
 
   it('invalid_token from the API: one new token and one replay; the sign-in token is not renewed', async () => {
     h.idp.refreshTokens = true;
-    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
+    const tab = await h.signIn({ options: withApis({ [API_ORIGIN]: NOTES }) });
     await tab.auth.fetch(API_URL);
     h.idp.validAccessTokens.delete(bearer(h.idp.to(API_URL)[0])!);
     expect((await tab.auth.fetch(API_URL)).status).toBe(200);
@@ -159,7 +159,7 @@ describe('requests to an API of apis', () => {
 
   it('invalid_token again after the replay: an http_error, no loop, and the session stays', async () => {
     h.idp.refreshTokens = true;
-    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
+    const tab = await h.signIn({ options: withApis({ [API_ORIGIN]: NOTES }) });
     h.idp.api = () => challenge(401, 'invalid_token');
     await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'http_error', oauthError: 'invalid_token', status: 401 });
     expect(h.idp.to(API_URL)).toHaveLength(2);
@@ -168,7 +168,7 @@ describe('requests to an API of apis', () => {
   });
 
   it('without a refresh token: interaction_required with the scope to ask, no request and no navigation', async () => {
-    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
+    const tab = await h.signIn({ options: withApis({ [API_ORIGIN]: NOTES }) });
     const navigations = h.assign.mock.calls.length;
     const failure = await tab.auth.fetch(API_URL).catch((err: unknown) => err);
     expect(failure).toMatchObject({ code: 'interaction_required', scope: NOTES.scope });
@@ -180,7 +180,7 @@ describe('requests to an API of apis', () => {
 
   it('a grant refused with invalid_scope: interaction_required, the session stays', async () => {
     h.idp.refreshTokens = true;
-    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
+    const tab = await h.signIn({ options: withApis({ [API_ORIGIN]: NOTES }) });
     h.idp.token = () => json({ error: 'invalid_scope' }, 400);
     await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'interaction_required', scope: NOTES.scope });
     expect(tab.state.status).toBe('signed-in');
@@ -188,7 +188,7 @@ describe('requests to an API of apis', () => {
 
   it('a refresh token refused (invalid_grant): the session has ended', async () => {
     h.idp.refreshTokens = true;
-    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
+    const tab = await h.signIn({ options: withApis({ [API_ORIGIN]: NOTES }) });
     h.idp.currentRefreshToken = 'revoked';
     await expect(tab.auth.fetch(API_URL)).rejects.toMatchObject({ code: 'session_expired' });
     expect(tab.state.status).toBe('expired');
@@ -196,7 +196,7 @@ describe('requests to an API of apis', () => {
 
   it("insufficient_scope within the API's scope and stepUpScopes: the typed error with its scope and the API's resource", async () => {
     h.idp.refreshTokens = true;
-    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
+    const tab = await h.signIn({ options: withApis({ [API_ORIGIN]: NOTES }) });
     h.idp.api = () => challengeHeader(403, 'Bearer error="insufficient_scope", scope="notes.read notes.write"');
     const error = (await tab.auth.fetch(API_URL).catch((err: unknown) => err)) as AuthError;
     expect(error).toMatchObject({ code: 'insufficient_scope', scope: 'notes.read notes.write', resource: NOTES.resource });
@@ -210,7 +210,7 @@ describe('requests to an API of apis', () => {
     ['the sign-in scope', 'openid'],
   ])('insufficient_scope naming %s: scope_not_allowed, with no scope to ask for and no token request', async (_name, scope) => {
     h.idp.refreshTokens = true;
-    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER }) });
+    const tab = await h.signIn({ options: withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER }) });
     await tab.auth.fetch(API_URL);
     h.idp.api = () => challengeHeader(403, `Bearer error="insufficient_scope", scope="${scope}"`);
     const tokens = h.idp.tokenRequests().length;
@@ -225,7 +225,7 @@ describe('requests to an API of apis', () => {
   });
 
   it('interaction_required names the API: Grant access records what it asks for that API', async () => {
-    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
+    const tab = await h.signIn({ options: withApis({ [API_ORIGIN]: NOTES }) });
     const error = (await tab.auth.fetch(API_URL).catch((err: unknown) => err)) as AuthError;
     expect(error).toMatchObject({ code: 'interaction_required', scope: 'notes.read', resource: NOTES.resource });
     expect(stepUpFor(error)).toEqual({ scope: 'notes.read', resource: NOTES.resource });
@@ -233,7 +233,7 @@ describe('requests to an API of apis', () => {
 
   it('sign-out during a grant: its late answer is dropped (aborted) and nothing is sent', async () => {
     h.idp.refreshTokens = true;
-    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
+    const tab = await h.signIn({ options: withApis({ [API_ORIGIN]: NOTES }) });
     const release = deferred<void>();
     h.idp.token = async (request, standard) => (await release.promise, standard(request));
     const pending = tab.auth.fetch(API_URL).catch((err: unknown) => err);
@@ -244,13 +244,13 @@ describe('requests to an API of apis', () => {
     expect(h.idp.to(API_URL)).toHaveLength(0);
   });
 
-  /** Signs in with `config`, steps up with `ask` and comes back: the tab after the callback. */
-  async function steppedUp(config: AppConfig, ask: { scope: string; resource?: string }) {
+  /** Signs in with `options`, steps up with `ask` and comes back: the tab after the callback. */
+  async function steppedUp(options: AuthOptions, ask: { scope: string; resource?: string }) {
     h.idp.refreshTokens = true;
-    const tab = await h.signIn({ config });
+    const tab = await h.signIn({ options });
     await tab.auth.signIn(ask);
     await h.close(tab);
-    return h.completeCallback(h.idp.approve(h.lastNavigation()), config);
+    return h.completeCallback(h.idp.approve(h.lastNavigation()), options);
   }
   const lastGrantFor = (resource: string) =>
     h.idp
@@ -259,8 +259,8 @@ describe('requests to an API of apis', () => {
       .at(-1)?.form;
 
   it("after a step-up for an API, that API's token is asked with the added scope, and no other API's", async () => {
-    const config = withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER });
-    const back = await steppedUp(config, { scope: 'notes.write', resource: NOTES.resource });
+    const options = withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER });
+    const back = await steppedUp(options, { scope: 'notes.write', resource: NOTES.resource });
     const asked = new URL(h.lastNavigation()).searchParams;
     expect(asked.getAll('resource')).toEqual([NOTES.resource, OTHER.resource]);
     expect(asked.get('scope')!.split(' ')).toContain('notes.write');
@@ -271,8 +271,8 @@ describe('requests to an API of apis', () => {
   });
 
   it("a step-up without an API widens the sign-in token's scope only: no API's token asks for it", async () => {
-    const config = withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER });
-    const back = await steppedUp(config, { scope: 'service.admin' });
+    const options = withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER });
+    const back = await steppedUp(options, { scope: 'service.admin' });
     expect(new URL(h.lastNavigation()).searchParams.get('scope')!.split(' ')).toContain('service.admin');
     await back.auth.fetch(API_URL);
     await back.auth.fetch(OTHER_API_URL);
@@ -281,11 +281,11 @@ describe('requests to an API of apis', () => {
   });
 
   it('a second step-up, for another API, keeps what the first added for the first (the record crosses the redirect)', async () => {
-    const config = withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER });
-    const first = await steppedUp(config, { scope: 'notes.write', resource: NOTES.resource });
+    const options = withApis({ [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER });
+    const first = await steppedUp(options, { scope: 'notes.write', resource: NOTES.resource });
     await first.auth.signIn({ scope: 'other.write', resource: OTHER.resource });
     await h.close(first);
-    const back = await h.completeCallback(h.idp.approve(h.lastNavigation()), config);
+    const back = await h.completeCallback(h.idp.approve(h.lastNavigation()), options);
     await back.auth.fetch(API_URL);
     await back.auth.fetch(OTHER_API_URL);
     expect(lastGrantFor(NOTES.resource)?.get('scope')).toBe('notes.read notes.write');
@@ -294,7 +294,7 @@ describe('requests to an API of apis', () => {
 
   it('signIn with a resource that is no API of the instance is a TypeError, without a redirect', async () => {
     h.idp.refreshTokens = true;
-    const tab = await h.signIn({ config: withApis({ [API_ORIGIN]: NOTES }) });
+    const tab = await h.signIn({ options: withApis({ [API_ORIGIN]: NOTES }) });
     const navigations = h.assign.mock.calls.length;
     await expect(tab.auth.signIn({ scope: 'notes.write', resource: 'https://evil.example/' })).rejects.toBeInstanceOf(TypeError);
     expect(h.assign.mock.calls).toHaveLength(navigations);

@@ -1,8 +1,8 @@
 // A resource server's challenges through auth.fetch: every form of WWW-Authenticate header (parsed by
 // oauth4webapi) ends as the right typed AuthError with validated fields, or as a safe generic answer.
 import { describe, expect, it } from 'vitest';
-import { useAuthHarness } from '../../../testing/auth-harness';
-import { API_URL, challengeHeader } from '../../../testing/fake-idp';
+import { useAuthHarness } from '../__fixtures__/harness';
+import { API_URL, challengeHeader } from '../__fixtures__/fake-idp';
 import { MAX_CHALLENGE_CHARS, pickChallenge } from './challenge';
 import { MAX_AGE_LIMIT_S } from './scope';
 import { AuthError } from './errors';

@@ -4,7 +4,7 @@
 // for every page it serves, never in the origin's storage. Observed at the edges: the requests on the
 // wire, the authorization request, the session's error, storage.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { useAuthHarness } from '../../../testing/auth-harness';
+import { useAuthHarness } from '../__fixtures__/harness';
 import {
   ACCOUNT_URL,
   allStorage,
@@ -14,7 +14,7 @@ import {
   setPageUrl,
   TOKEN_URL,
   USERINFO_URL,
-} from '../../../testing/fake-idp';
+} from '../__fixtures__/fake-idp';
 import { assembleAuth, type Auth, type ClientOptions, type ServerEndpoints } from '../auth';
 import { appNames } from '../browser/storage';
 

@@ -2,8 +2,8 @@
 // session engine and is cloned to each page's client for the proofs of its requests.
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { useAuthHarness, type Harness } from '../../../testing/auth-harness';
-import { API_URL, APP_URL, TOKEN_URL, USERINFO_URL, allStorage, json, NAMES } from '../../../testing/fake-idp';
+import { useAuthHarness, type Harness } from '../__fixtures__/harness';
+import { API_URL, APP_URL, TOKEN_URL, USERINFO_URL, allStorage, json, NAMES } from '../__fixtures__/fake-idp';
 
 const proofOf = (request: { headers: Headers }) => {
   const proof = request.headers.get('dpop');

@@ -3,9 +3,8 @@
 // it refuses (a name the options do not allow, a parameter the module owns, a value out of bounds,
 // `prompt=create` the provider does not advertise): a typed error, no navigation, no pending record.
 import { describe, expect, it } from 'vitest';
-import { authOptions } from '../../../config';
-import { useAuthHarness } from '../../../testing/auth-harness';
-import { NAMES } from '../../../testing/fake-idp';
+import { useAuthHarness } from '../__fixtures__/harness';
+import { NAMES } from '../__fixtures__/fake-idp';
 import { assembleAuth, type ClientOptions, type ServerEndpoints, type SignInOptions } from '../auth';
 
 /** Options on top of the harness's. */
@@ -17,7 +16,7 @@ const h = useAuthHarness();
 /** A started tab of an instance with the harness's options and `extra` ones. */
 async function tab(extra: Extra = {}) {
   const port = h.port();
-  const auth = assembleAuth({ ...authOptions(h.config), ...extra }, { browser: () => port, network: (r) => h.idp.fetch(r) });
+  const auth = assembleAuth({ ...h.options, ...extra }, { browser: () => port, network: (r) => h.idp.fetch(r) });
   await auth.start();
   return auth;
 }
@@ -64,7 +63,7 @@ describe('sign-in hints', () => {
     );
     expect(params.get('organization')).toBe('acme');
     expect(params.get('audience')).toBe('x');
-    expect(params.get('client_id')).toBe(h.config.clientId);
+    expect(params.get('client_id')).toBe(h.options.clientId);
   });
 });
 
@@ -110,7 +109,7 @@ describe('refused: a typed error, nothing sent, no navigation', () => {
   });
 
   it('prompt=create is sent where the provider advertises it', async () => {
-    const server = { ...authOptions(h.config).server, prompt_values_supported: ['none', 'login', 'create'] };
+    const server = { ...h.options.server, prompt_values_supported: ['none', 'login', 'create'] };
     expect((await sent({ prompt: 'create' }, { server })).get('prompt')).toBe('create');
   });
 });

@@ -4,16 +4,16 @@
 // next sign-in's prompt=login: auth tests.)
 import { describe, expect, it, vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
-import { noSession, useAuthHarness } from '../../../testing/auth-harness';
+import { noSession, useAuthHarness } from '../__fixtures__/harness';
 import type { Network } from './http';
 import type { Server } from './steps';
 import { endSessionRequest, revoke } from './signout';
-import { API_URL, APP_URL, END_SESSION_URL, REVOCATION_URL, deferred, json } from '../../../testing/fake-idp';
+import { API_URL, APP_URL, END_SESSION_URL, REVOCATION_URL, deferred, json } from '../__fixtures__/fake-idp';
 
 const promptOf = (url: string) => new URL(url).searchParams.get('prompt');
 
-describe('with endSessionUrl and revocationUrl', () => {
-  const h = useAuthHarness({ endSessionUrl: END_SESSION_URL, revocationUrl: REVOCATION_URL });
+describe('with end_session_endpoint and revocation_endpoint', () => {
+  const h = useAuthHarness({ server: { end_session_endpoint: END_SESSION_URL, revocation_endpoint: REVOCATION_URL } });
   const revoked = () => h.idp.to(REVOCATION_URL).map(({ form }) => [form.get('token_type_hint'), form.get('token')]);
   /** The end-session requests the tabs navigated to, as URLs. */
   const endSessions = () =>

@@ -3,7 +3,7 @@
 // through an instance over the fake identity service: what reaches the session store and storage.
 import { describe, expect, it, vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
-import { useAuthHarness } from '../../../testing/auth-harness';
+import { useAuthHarness } from '../__fixtures__/harness';
 import { AuthError } from './errors';
 import type { Network } from './http';
 import { fetchUserInfo, refreshTokens, toClaims, type Server, type TokenSet } from './steps';
@@ -14,10 +14,10 @@ import {
   cutOff,
   idTokenClaims,
   json,
-  testConfig,
+  testOptions,
   unsignedIdToken,
   NAMES,
-} from '../../../testing/fake-idp';
+} from '../__fixtures__/fake-idp';
 
 const h = useAuthHarness();
 
@@ -196,10 +196,10 @@ describe('userinfo validation', () => {
   });
 
   it('a userinfo request that times out ends in "timeout"', async () => {
-    const config = { ...testConfig(), timeoutMs: 30 };
+    const options = { ...testOptions(), timeoutMs: 30 };
     h.idp.userinfo = () => new Promise<Response>(() => {});
-    const callback = h.idp.approve(await h.startSignIn({ config }));
-    const tab = await h.completeCallback(callback, config);
+    const callback = h.idp.approve(await h.startSignIn({ options }));
+    const tab = await h.completeCallback(callback, options);
     expect(tab.state.error).toMatchObject({ code: 'timeout', host: new URL(USERINFO_URL).host });
   });
 });

@@ -2,7 +2,7 @@
 // (recorded for the API of `resource`) and the sign-in a resource demands; after the callback the answer is
 // checked, and a shortfall is step_up_failed.
 import { describe, expect, it } from 'vitest';
-import { useAuthHarness, type Tab } from '../../../testing/auth-harness';
+import { useAuthHarness, type Tab } from '../__fixtures__/harness';
 import {
   ALICE,
   API_ORIGIN,
@@ -12,7 +12,7 @@ import {
   FakeBroadcastChannel,
   NAMES,
   OTHER_API_ORIGIN,
-} from '../../../testing/fake-idp';
+} from '../__fixtures__/fake-idp';
 import { AuthError } from './errors';
 import { MAX_AGE_LIMIT_S } from './scope';
 import { stepUpRequest } from './stepup';
@@ -36,14 +36,14 @@ describe('the authorization request', () => {
   it("asks for the session's scope plus the new one, once each, with acr_values and max_age", async () => {
     const url = await stepUpFrom({ scope: 'notes.write openid', acr_values: 'urn:example:mfa urn:example:pwd', max_age: 300 });
     const sent = url.searchParams;
-    expect(sent.get('scope')).toBe(`${h.config.scope} notes.write`);
+    expect(sent.get('scope')).toBe(`${h.options.scope} notes.write`);
     expect(sent.get('acr_values')).toBe('urn:example:mfa urn:example:pwd');
     expect(sent.get('max_age')).toBe('300');
     // Interactive, in this tab: never prompt=none, and the pending record knows what was asked.
     expect(sent.get('prompt')).toBeNull();
     expect(h.assign.mock.lastCall?.[1]).toBeFalsy();
     expect(JSON.parse(sessionStorage.getItem(NAMES.key('tx'))!).stepUp).toEqual({
-      scope: `${h.config.scope} notes.write`,
+      scope: `${h.options.scope} notes.write`,
       added: 'notes.write openid',
       acr_values: 'urn:example:mfa urn:example:pwd',
       max_age: 300,
@@ -52,18 +52,18 @@ describe('the authorization request', () => {
   });
 
   it("for an API (resource): the pending record names what it adds for that API, on top of earlier step-ups'", async () => {
-    const config = { ...h.config, apis: { [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER } };
+    const options = { ...h.options, apis: { [API_ORIGIN]: NOTES, [OTHER_API_ORIGIN]: OTHER } };
     h.idp.refreshTokens = true;
-    const tab = await h.signIn({ config });
+    const tab = await h.signIn({ options });
     await tab.auth.signIn({ scope: 'notes.write', resource: NOTES.resource });
     const first = JSON.parse(sessionStorage.getItem(NAMES.key('tx'))!).stepUp;
     expect(first).toEqual({
-      scope: `${h.config.scope} notes.read other.read notes.write`,
+      scope: `${h.options.scope} notes.read other.read notes.write`,
       added: 'notes.write',
       apis: { [NOTES.resource]: 'notes.write' },
       sub: ALICE.sub,
     });
-    const back = await h.completeCallback(h.idp.approve(h.lastNavigation()), config);
+    const back = await h.completeCallback(h.idp.approve(h.lastNavigation()), options);
     await back.auth.signIn({ max_age: 0 });
     expect(JSON.parse(sessionStorage.getItem(NAMES.key('tx'))!).stepUp).toEqual({
       scope: first.scope,
@@ -82,7 +82,7 @@ describe('the authorization request', () => {
   it('a plain sign-in sends none of them and records no step-up', async () => {
     const url = await stepUpFrom({ returnTo: '/x' });
     expect([url.searchParams.get('acr_values'), url.searchParams.get('max_age')]).toEqual([null, null]);
-    expect(url.searchParams.get('scope')).toBe(h.config.scope);
+    expect(url.searchParams.get('scope')).toBe(h.options.scope);
     expect(JSON.parse(sessionStorage.getItem(NAMES.key('tx'))!)).not.toHaveProperty('stepUp');
   });
 
@@ -110,7 +110,7 @@ describe('after the callback', () => {
     expect(back.state.status).toBe('signed-in');
     expect(back.started).toEqual({ returnTo: '/notes?draft=1' });
     await back.auth.signIn();
-    expect(new URL(h.lastNavigation()).searchParams.get('scope')).toBe(`${h.config.scope} notes.write`);
+    expect(new URL(h.lastNavigation()).searchParams.get('scope')).toBe(`${h.options.scope} notes.write`);
   });
 
   it('a granted scope that covers the new one (or no scope in the answer, RFC 6749 §5.1) is enough', async () => {
@@ -123,7 +123,7 @@ describe('after the callback', () => {
   it('a granted scope without the new one: step_up_failed naming what is missing, and no new redirect', async () => {
     h.idp.grantedScope = (requested) => requested.replace(' notes.write', '');
     const url = await stepUpFrom({ scope: 'notes.write notes.read', returnTo: '/notes' });
-    h.idp.grantedScope = () => `${h.config.scope} notes.read`;
+    h.idp.grantedScope = () => `${h.options.scope} notes.read`;
     const navigations = h.assign.mock.calls.length;
     const back = await approve(url);
     expect(back.state).toMatchObject({
@@ -135,11 +135,14 @@ describe('after the callback', () => {
   });
 
   it('with resource indicators the scope is left to the token for the API (RFC 8707 §2.2): the sign-in token need not carry it', async () => {
-    const config = { ...h.config, apis: { 'https://notes.example': { resource: 'https://notes.example', scope: 'notes.read' } } };
-    h.idp.grantedScope = () => h.config.scope;
-    const tab = await h.signIn({ config });
+    const options = {
+      ...h.options,
+      apis: { 'https://notes.example': { resource: 'https://notes.example', scope: 'notes.read' } },
+    };
+    h.idp.grantedScope = () => h.options.scope;
+    const tab = await h.signIn({ options });
     await tab.auth.signIn({ scope: 'notes.write', returnTo: '/notes' });
-    const back = await h.completeCallback(h.idp.approve(h.lastNavigation()), config);
+    const back = await h.completeCallback(h.idp.approve(h.lastNavigation()), options);
     expect(back.state.status).toBe('signed-in');
   });
 
@@ -184,14 +187,14 @@ describe('after the callback', () => {
     ['text for the record', 'notes.write'],
     ['null', null],
   ])('a pending record whose per-API scope names %s is refused before any token request', async (_name, apis) => {
-    const config = { ...h.config, apis: { [API_ORIGIN]: NOTES } };
-    const tab = await h.signIn({ config });
+    const options = { ...h.options, apis: { [API_ORIGIN]: NOTES } };
+    const tab = await h.signIn({ options });
     await tab.auth.signIn({ scope: 'notes.write', resource: NOTES.resource });
     const url = h.lastNavigation();
     const record = JSON.parse(sessionStorage.getItem(NAMES.key('tx'))!);
     sessionStorage.setItem(NAMES.key('tx'), JSON.stringify({ ...record, stepUp: { ...record.stepUp, apis } }));
     const tokenRequests = h.idp.tokenRequests().length;
-    const back = await h.completeCallback(h.idp.approve(url), config);
+    const back = await h.completeCallback(h.idp.approve(url), options);
     expect(back.state).toMatchObject({ status: 'error', error: { code: 'invalid_response' } });
     expect(h.idp.tokenRequests()).toHaveLength(tokenRequests);
   });
@@ -229,7 +232,7 @@ describe('answered as another person', () => {
     expect(h.idp.to(API_URL).at(-1)!.headers.get('authorization')).toBe(token);
     // and her scope: the next sign-in asks for no notes.write.
     await next.auth.signIn();
-    expect(new URL(h.lastNavigation()).searchParams.get('scope')).toBe(h.config.scope);
+    expect(new URL(h.lastNavigation()).searchParams.get('scope')).toBe(h.options.scope);
     expect(JSON.parse(sessionStorage.getItem(NAMES.key('tx'))!)).not.toHaveProperty('stepUp');
   });
   it("in the page (no shared worker) too: the callback page's new engine knows the person from the pending step-up", async () => {

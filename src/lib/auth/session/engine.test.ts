@@ -2,7 +2,7 @@
 // (every tab one session) and the in-page engine (each tab its own session; the tabs share only the
 // token-free signal). Then the engine itself, over a port: its wire, and what it answers.
 import { describe, expect, it, vi } from 'vitest';
-import { useAuthHarness, type Tab } from '../../../testing/auth-harness';
+import { useAuthHarness, type Tab } from '../__fixtures__/harness';
 import {
   ALICE,
   API_ORIGIN,
@@ -14,12 +14,11 @@ import {
   REVOCATION_URL,
   USERINFO_URL,
   challenge,
-  testConfig,
-} from '../../../testing/fake-idp';
-import { authOptions } from '../../../config';
+  testOptions,
+} from '../__fixtures__/fake-idp';
 import { createEngine, type PagePort } from './engine';
 
-const h = useAuthHarness({ revocationUrl: REVOCATION_URL, endSessionUrl: END_SESSION_URL });
+const h = useAuthHarness({ server: { revocation_endpoint: REVOCATION_URL, end_session_endpoint: END_SESSION_URL } });
 
 /** The access tokens of every session the provider began (code exchanges, which carry an ID token). */
 const sessionTokens = () => h.idp.issued.filter((body) => body.id_token).map((body) => body.access_token as string);
@@ -132,7 +131,7 @@ describe.each([
 
   it('an idle sign-out revokes the session, whichever engine noticed it', async () => {
     vi.useFakeTimers();
-    h.config = { ...h.config, idle: { timeoutMs: 60_000, warnMs: 10_000 } };
+    h.options = { ...h.options, idle: { timeoutMs: 60_000, warnMs: 10_000 } };
     const [first, second] = await twoTabs();
     const held = sessionTokens();
     await vi.advanceTimersByTimeAsync(60_000);
@@ -143,12 +142,12 @@ describe.each([
 
   it("nothing of one app's session reaches another app's pages", async () => {
     h.sharedWorkers = sharedWorkers;
-    const other = testConfig({ clientId: 'other-spa', revocationUrl: REVOCATION_URL });
+    const other = testOptions({ clientId: 'other-spa', server: { revocation_endpoint: REVOCATION_URL } });
     const alices = await h.signIn();
     const stranger = await h.loadAt(APP_URL, other);
     expect(stranger.state.status).toBe('signed-out');
     h.idp.user = BOB;
-    const bobs = await h.signIn({ config: other });
+    const bobs = await h.signIn({ options: other });
     const held = sessionTokens();
     bobs.auth.signOut();
     await revokes(held.slice(-1));
@@ -164,7 +163,7 @@ describe('the engine over a port', () => {
   function engine(now = Date.now) {
     const signal = { signedIn: vi.fn(), signedOut: vi.fn(), active: vi.fn() };
     const made = createEngine({
-      options: authOptions(h.config),
+      options: h.options,
       network: (request) => h.idp.fetch(request),
       now,
       signal,

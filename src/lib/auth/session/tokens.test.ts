@@ -4,8 +4,8 @@
 // with refresh tokens as the person sees them, the vault in the session engine.
 import * as oauth from 'oauth4webapi';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { useAuthHarness, type Tab } from '../../../testing/auth-harness';
-import { API_URL, APP_URL, cutOff, idTokenClaims, json, setPageUrl, unsignedIdToken } from '../../../testing/fake-idp';
+import { useAuthHarness, type Tab } from '../__fixtures__/harness';
+import { API_URL, APP_URL, cutOff, idTokenClaims, json, setPageUrl, unsignedIdToken } from '../__fixtures__/fake-idp';
 import { AuthError } from '../protocol/errors';
 import type { ResourceParams, TokenSet } from '../protocol/steps';
 import { classify } from './tokens';
@@ -486,7 +486,7 @@ describe('through an instance', () => {
       await vi.advanceTimersByTimeAsync(149_999);
       expect(refreshRequests()).toHaveLength(1);
       const [request] = refreshRequests();
-      expect(request.form.get('client_id')).toBe(h.config.clientId);
+      expect(request.form.get('client_id')).toBe(h.options.clientId);
       expect(request.form.has('client_secret')).toBe(false);
       expect(request.headers.has('authorization')).toBe(false);
       expect(tab.state.status).toBe('signed-in');

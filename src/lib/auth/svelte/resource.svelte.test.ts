@@ -3,8 +3,8 @@
 // then wired to a real session over the fake identity service. A .svelte.test.ts file, for $state.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { get, writable, type Readable, type Writable } from 'svelte/store';
-import { noSession, useAuthHarness } from '../../../testing/auth-harness';
-import { ALICE, API_URL, BOB, challenge, challengeHeader, deferred, json, type Deferred } from '../../../testing/fake-idp';
+import { noSession, useAuthHarness } from '../__fixtures__/harness';
+import { ALICE, API_URL, BOB, challenge, challengeHeader, deferred, json, type Deferred } from '../__fixtures__/fake-idp';
 import { AuthError } from '../protocol/errors';
 import { createResource, type ResourceState } from './resource.svelte';
 import type { SessionState } from './session';
@@ -395,7 +395,7 @@ describe('wired to a real session', () => {
   });
 
   it('insufficient_scope: an error a view can read, with the scope to ask for; no retry, the session stays', async () => {
-    const tab = await h.signIn({ config: { ...h.config, stepUpScopes: 'notes.write' } });
+    const tab = await h.signIn({ options: { ...h.options, stepUpScopes: 'notes.write' } });
     h.idp.api = () => challengeHeader(403, 'Bearer error="insufficient_scope", scope="notes.write"');
     const resource = tab.auth.resource(API_URL);
     const stopWatching = resource.subscribe(() => {});

@@ -4,15 +4,24 @@
 // engine per app, in this process, reached over fake ports), Web Locks, and spies where the page leaves.
 // Requests go to the fake identity service as the network: the global fetch is not touched.
 import { afterEach, beforeEach, vi } from 'vitest';
-import { authOptions, type AppConfig } from '../config';
-import type { Auth, SessionState, StartResult } from '../lib/auth';
-import { assembleAuth } from '../lib/auth/auth';
-import type { Browser, WorkerLike } from '../lib/auth/browser/browser';
-import { serveWorker } from '../lib/auth/host/worker-host';
+import type { Auth, AuthOptions, SessionState, StartResult } from '..';
+import { assembleAuth } from '../auth';
+import type { Browser, WorkerLike } from '../browser/browser';
+import { serveWorker } from '../host/worker-host';
 // Loaded up front, as a browser has them cached: a tab joins the engine within promise turns.
-import '../lib/auth/host/client';
-import '../lib/auth/host/in-page';
-import { APP_URL, FakeBroadcastChannel, FakeIdp, FakeLocks, FakeMessageChannel, setPageUrl, testConfig } from './fake-idp';
+import '../host/client';
+import '../host/in-page';
+import {
+  APP_URL,
+  FakeBroadcastChannel,
+  FakeIdp,
+  FakeLocks,
+  FakeMessageChannel,
+  setPageUrl,
+  testOptions,
+  type OptionsOverrides,
+  type TestOptions,
+} from './fake-idp';
 
 export interface Tab {
   auth: Auth;
@@ -25,7 +34,8 @@ export interface Harness {
   idp: FakeIdp;
   /** Top-level navigations the app started (to the identity service): the URL and whether it replaced the entry. */
   assign: ReturnType<typeof vi.fn<(url: string, replace?: boolean) => void>>;
-  config: AppConfig;
+  /** The options every tab gets unless a test hands it others (testOptions with the harness's overrides). */
+  options: TestOptions;
   /** What the next tab's port says about how the page was loaded. */
   reloaded: boolean;
   /** The Web Locks the tabs of this test share, as the tabs of one browser do. */
@@ -39,7 +49,7 @@ export interface Harness {
   /** A browser port over happy-dom with a fake channel. */
   port(): Browser;
   /** A new page load of the app (memory empty, storage shared with the other tabs of this test). */
-  newTab(config?: AppConfig): Tab;
+  newTab(options?: AuthOptions): Tab;
   /** Closes a tab, as the browser does when the page is left: its memory, channel and locks are gone. */
   close(tab: Tab): Promise<void>;
   /** Closes every open tab (before a reload of the only one). */
@@ -47,20 +57,23 @@ export interface Harness {
   /** The URL of the last top-level navigation the app started. */
   lastNavigation(): string;
   /** Boots a tab that starts a sign-in and returns the authorization URL it navigated to. */
-  startSignIn(options?: { returnTo?: string; hash?: string; config?: AppConfig }): Promise<string>;
+  startSignIn(options?: { returnTo?: string; hash?: string; options?: AuthOptions }): Promise<string>;
   /** Loads the app at the callback URL (query response) the way main.ts does and completes it. */
-  completeCallback(callback: URLSearchParams, config?: AppConfig): Promise<Tab>;
+  completeCallback(callback: URLSearchParams, options?: AuthOptions): Promise<Tab>;
   /** Loads the app at any URL and starts it, as main.ts does. */
-  loadAt(url: string, config?: AppConfig): Promise<Tab>;
+  loadAt(url: string, options?: AuthOptions): Promise<Tab>;
   /** The whole round trip with the fake identity service approving. */
-  signIn(options?: { returnTo?: string; config?: AppConfig }): Promise<Tab & { authorizeUrl: string; callback: URLSearchParams }>;
+  signIn(options?: {
+    returnTo?: string;
+    options?: AuthOptions;
+  }): Promise<Tab & { authorizeUrl: string; callback: URLSearchParams }>;
 }
 
 /** The state a view reads while no one is signed in, for `toEqual`: every member written out. */
 export const noSession = (status: 'loading' | 'signed-out') =>
   ({ status, user: null, expiresAt: null, error: null, known: false, offline: false }) as const;
 
-export function useAuthHarness(configOverrides: Record<string, unknown> = {}): Harness {
+export function useAuthHarness(overrides: OptionsOverrides = {}): Harness {
   let tabs: Tab[] = [];
   const h = {} as Harness;
 
@@ -71,7 +84,7 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
     FakeBroadcastChannel.reset();
     h.idp = new FakeIdp();
     h.assign = vi.fn<(url: string, replace?: boolean) => void>();
-    h.config = testConfig(configOverrides);
+    h.options = testOptions(overrides);
     h.reloaded = false;
     h.locks = new FakeLocks();
     h.sharedWorkers = true;
@@ -134,9 +147,9 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
     };
   };
 
-  h.newTab = (config = h.config) => {
+  h.newTab = (options = h.options) => {
     const port = h.port();
-    const auth = assembleAuth(authOptions(config), { browser: () => port, network: (request) => h.idp.fetch(request) });
+    const auth = assembleAuth(options, { browser: () => port, network: (request) => h.idp.fetch(request) });
     const tab: Tab = {
       auth,
       get state() {
@@ -164,9 +177,9 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
     return String(call[0]);
   };
 
-  h.startSignIn = async ({ returnTo, hash = '', config } = {}) => {
+  h.startSignIn = async ({ returnTo, hash = '', options } = {}) => {
     setPageUrl(APP_URL + hash);
-    const tab = h.newTab(config);
+    const tab = h.newTab(options);
     await tab.auth.start();
     const navigations = h.assign.mock.calls.length;
     await tab.auth.signIn({ returnTo });
@@ -176,19 +189,19 @@ export function useAuthHarness(configOverrides: Record<string, unknown> = {}): H
     return h.lastNavigation();
   };
 
-  h.loadAt = async (url, config) => {
+  h.loadAt = async (url, options) => {
     setPageUrl(url);
-    const tab = h.newTab(config);
+    const tab = h.newTab(options);
     tab.started = await tab.auth.start();
     return tab;
   };
 
-  h.completeCallback = (callback, config) => h.loadAt(`${APP_URL}?${callback}`, config);
+  h.completeCallback = (callback, options) => h.loadAt(`${APP_URL}?${callback}`, options);
 
-  h.signIn = async ({ returnTo, config } = {}) => {
-    const authorizeUrl = await h.startSignIn({ returnTo, config });
+  h.signIn = async ({ returnTo, options } = {}) => {
+    const authorizeUrl = await h.startSignIn({ returnTo, options });
     const callback = h.idp.approve(authorizeUrl);
-    const tab = await h.completeCallback(callback, config);
+    const tab = await h.completeCallback(callback, options);
     if (tab.state.status !== 'signed-in') throw new Error(`sign-in failed: ${JSON.stringify(tab.state)}`);
     return Object.assign(tab, { authorizeUrl, callback });
   };

@@ -1,12 +1,12 @@
-// Test-only: a scripted identity service, API and browser plumbing for the unit tests. It answers the
-// app's real requests (handed to its `fetch` as an auth instance's network, with real Response objects)
-// the way the interface spec says, and records every request so tests can assert what was sent, and
-// what was not.
+// Test-only: a scripted identity service, API and browser plumbing for the module's unit tests (the
+// demo app's provider). It answers the module's real requests (handed to its `fetch` as an auth
+// instance's network, with real Response objects) the way the interface spec says, and records every
+// request so tests can assert what was sent, and what was not.
 import { vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
-import { parseConfig, type AppConfig } from '../config';
-import { appNames } from '../lib/auth/browser/storage';
+import { appNames } from '../browser/storage';
+import type { AuthOptions, ClientOptions, ServerEndpoints } from '../options';
 
 export const APP_URL = 'http://localhost:5173/';
 export const ACCOUNT_URL = 'http://localhost:9010';
@@ -22,15 +22,40 @@ export const AUTHORIZE_URL = `${ACCOUNT_URL}/connect/authorize`;
 export const USERINFO_URL = `${AUTH_URL}/connect/userinfo`;
 export const REVOCATION_URL = `${ACCOUNT_URL}/connect/revocation`;
 export const END_SESSION_URL = `${ACCOUNT_URL}/connect/endsession`;
-/** The names the app's tabs share for the test config's issuer and client id: storage keys, channel, locks. */
+/** The names the app's tabs share for the test options' issuer and client id: storage keys, channel, locks. */
 export const NAMES = appNames(ACCOUNT_URL, CLIENT_ID);
 
-/** The dev configuration of the interface, through the real validator. */
-export function testConfig(overrides: Record<string, unknown> = {}): AppConfig {
-  return parseConfig(
-    { accountUrl: ACCOUNT_URL, authUrl: AUTH_URL, clientId: CLIENT_ID, apiOrigins: [API_ORIGIN], apiUrl: API_URL, ...overrides },
-    APP_URL,
-  );
+/** What a test changes of testOptions(): client options, the issuer, and single endpoints of `server`. */
+export type OptionsOverrides = Partial<ClientOptions> & { issuer?: string; server?: Partial<ServerEndpoints> };
+
+/** Options that name the issuer and every endpoint: no discovery, and `server` is there to read. */
+export type TestOptions = AuthOptions & { issuer: string; scope: string; server: ServerEndpoints };
+
+/**
+ * The local provider's options, as the demo app hands them to the module: every endpoint under its two
+ * hosts, one API origin, the sign-out endpoints only when a test adds them; `overrides` on top, `server`
+ * merged endpoint by endpoint.
+ */
+export function testOptions({ server, ...overrides }: OptionsOverrides = {}): TestOptions {
+  return {
+    issuer: ACCOUNT_URL,
+    clientId: CLIENT_ID,
+    redirectUri: APP_URL,
+    scope: 'openid profile email service.api',
+    requireIss: false,
+    apiOrigins: [API_ORIGIN],
+    apis: {},
+    timeoutMs: 15_000,
+    dpop: false,
+    ...overrides,
+    server: {
+      issuer: ACCOUNT_URL,
+      authorization_endpoint: AUTHORIZE_URL,
+      token_endpoint: TOKEN_URL,
+      userinfo_endpoint: USERINFO_URL,
+      ...server,
+    },
+  };
 }
 
 /** Puts the page at `url` (happy-dom refuses cross-origin history entries, so this is the way). */
