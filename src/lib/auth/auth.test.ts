@@ -272,6 +272,26 @@ describe('the idle option', () => {
     expect(stranger.state).toEqual(noSession('signed-out'));
   });
 
+  it('while the warning shows, input is no answer: only stayActive() keeps the session', async () => {
+    vi.useFakeTimers();
+    const tab = await h.signIn({ options: { ...h.options, idle: { timeoutMs: 10_000, warnMs: 5_000 } } });
+    await vi.advanceTimersByTimeAsync(6_000);
+    expect(tab.auth.idle.current).toMatchObject({ warning: true });
+    // A press or a key on the dialog (its button's pointerdown) must not close it before the click.
+    window.dispatchEvent(new PointerEvent('pointerdown'));
+    window.dispatchEvent(new KeyboardEvent('keydown'));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(tab.auth.idle.current).toMatchObject({ warning: true });
+    tab.auth.stayActive();
+    await vi.waitFor(() => expect(tab.auth.idle.current).toEqual({ warning: false }));
+    // Once it is gone, input counts again: a key before the next warning puts that warning off.
+    await vi.advanceTimersByTimeAsync(3_000);
+    window.dispatchEvent(new KeyboardEvent('keydown'));
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(tab.auth.idle.current).toEqual({ warning: false });
+    expect(tab.state.status).toBe('signed-in');
+  });
+
   it("an idle end is the events' sign-out with reason idle, and the session's notice says so", async () => {
     const tab = await h.signIn({ options: { ...h.options, idle: { timeoutMs: 400, warnMs: 200 } } });
     const reasons: string[] = [];

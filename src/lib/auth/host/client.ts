@@ -78,15 +78,23 @@ export async function attachClient<C extends Claims>(parts: ClientParts<C>) {
     }
   }
 
+  // While the idle warning shows, only the person's answer (auth.stayActive: its button's click, Escape)
+  // keeps the session: input that dismissed it on pointerdown let the release land on what lay beneath.
+  let warned = false;
+  function showIdle(idle: IdleState) {
+    warned = idle.warning;
+    parts.showIdle(idle);
+  }
+
   function notice(reply: Extract<Reply<C>, { notice: string }>) {
-    if (reply.notice === 'idle') parts.showIdle(reply.idle);
+    if (reply.notice === 'idle') showIdle(reply.idle);
     else apply(reply.transition);
   }
 
   const { connection, joined } = await connect<C>({ ...parts, timeoutMs: options.timeoutMs ?? 15_000, notice });
   // A page completing a callback shows the session its code begins, not the one it may replace.
   if (!parts.completing) showSnapshot(joined.session);
-  parts.showIdle(joined.idle);
+  showIdle(joined.idle);
 
   /** The session the page found on joining. */
   function showSnapshot(session: SharedSession<C>) {
@@ -127,7 +135,7 @@ export async function attachClient<C extends Claims>(parts: ClientParts<C>) {
     port: browser,
     wake: () => void request('wake', {}).catch(quiet),
     returned: () => state.redirectAbandoned(),
-    active: options.idle && (() => void request('active', {}).catch(quiet)),
+    active: options.idle && (() => void (warned || request('active', {}).catch(quiet))),
   });
 
   const resources = Object.values(options.apis ?? {}).map((api) => api.resource);
