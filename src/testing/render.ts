@@ -43,6 +43,7 @@ export const session = (status: SessionState['status'], rest: Partial<SessionSta
   error: null,
   known: status === 'signed-in' || status === 'expired',
   offline: false,
+  endsAt: null,
   ...rest,
 });
 

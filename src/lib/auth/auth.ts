@@ -124,7 +124,7 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
     };
   }
 
-  const signIn = createSignIn<C>({ ...options, browser, storage, state, client: connect, watch });
+  const signIn = createSignIn<C>({ ...options, names, browser, storage, state, client: connect, watch });
 
   /** Signs out here at once; the engine ends the session in every page, revokes it, and hands back the provider's sign-out. */
   function signOut() {

@@ -88,6 +88,14 @@ export interface ClientOptions {
    * after its last page (Chromium); elsewhere a lone page's session ends with it.
    */
   keepSessionMs?: number;
+  /**
+   * Where the session has no refresh token, renew it before expiry, and restore a lone page's reload the
+   * shared worker could not keep, with a `prompt=none` authorization in a hidden frame (OIDC Core
+   * §3.1.2.1), with no navigation. Default true. It needs the provider's session cookie in a same-site
+   * frame and framing of its authorization endpoint allowed, and the app's CSP `frame-src` for that
+   * origin and `frame-ancestors 'self'`. Where it cannot work, the session says when it ends (`endsAt`).
+   */
+  hiddenFrame?: boolean;
 }
 
 /** A reload takes under two seconds, a visit elsewhere about a minute: twice that, and no longer. */

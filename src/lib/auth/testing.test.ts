@@ -283,7 +283,7 @@ describe('the start state', () => {
   ])('status %s is where it starts, whatever the user; fetch is unauthenticated', async (status, error, known) => {
     const handler = vi.fn(() => new Response());
     const auth = createTestAuth({ status, user: { name: 'Alice' }, apiOrigins: [API], handler });
-    expect(auth.session.current).toEqual({ status, user: null, expiresAt: null, error, known, offline: false });
+    expect(auth.session.current).toEqual({ status, user: null, expiresAt: null, error, known, offline: false, endsAt: null });
     expect(await codeOf(auth.fetch(`${API}/x`))).toBe('unauthenticated');
     expect(handler).not.toHaveBeenCalled();
   });

@@ -19,7 +19,7 @@ export class AuthError extends Error {
 const store = (current) => ({ current, subscribe: (/** @type {(value: T) => void} */ run) => (run(current), () => {}) });
 
 export function createAuth() {
-  const session = store({ status: 'signed-out', user: null, expiresAt: null, error: null, offline: false });
+  const session = store({ status: 'signed-out', user: null, expiresAt: null, error: null, offline: false, endsAt: null });
   return {
     session,
     idle: store({ warning: false, remainingMs: 0 }),

@@ -47,6 +47,8 @@ export function testOptions({ server, ...overrides }: OptionsOverrides = {}): Te
     apis: {},
     timeoutMs: 15_000,
     dpop: false,
+    // A session without a refresh token ends at expiry, as most tests expect; the hidden frame's tests turn it on.
+    hiddenFrame: false,
     ...overrides,
     server: {
       issuer: ACCOUNT_URL,

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, vi } from 'vitest';
 import type { Auth, AuthOptions, SessionState, StartResult } from '..';
 import { assembleAuth } from '../auth';
-import type { Browser, WorkerLike } from '../browser/browser';
+import type { Browser, FrameEvent, WorkerLike } from '../browser/browser';
 import { serveWorker } from '../host/worker-host';
 // Loaded up front, as a browser has them cached: a tab joins the engine within promise turns.
 import '../host/client';
@@ -46,8 +46,16 @@ export interface Harness {
   workers: Map<string, { scope: EventTarget; engine: ReturnType<typeof serveWorker> }>;
   /** Ends every shared worker, as a browser without extended lifetime does once the last page is gone. */
   endWorkers(): void;
-  /** A browser port over happy-dom with a fake channel. */
-  port(): Browser;
+  /**
+   * How the provider answers a hidden frame the app opens (Browser.frame): approving silently (default:
+   * the app's callback page then loads in the frame, and hands the response over), `blocked` (framing
+   * refused), `none` (nothing comes back), or the response a function returns for the authorization URL.
+   */
+  frameAnswer: 'approve' | 'blocked' | 'none' | ((authorizeUrl: string) => URLSearchParams);
+  /** The authorization URLs of the hidden frames the app opened, in order. */
+  frames: string[];
+  /** A browser port over happy-dom with a fake channel; `options` are the app's, for the pages of its hidden frames. */
+  port(options?: AuthOptions): Browser;
   /** A new page load of the app (memory empty, storage shared with the other tabs of this test). */
   newTab(options?: AuthOptions): Tab;
   /** Closes a tab, as the browser does when the page is left: its memory, channel and locks are gone. */
@@ -71,7 +79,7 @@ export interface Harness {
 
 /** The state a view reads while no one is signed in, for `toEqual`: every member written out. */
 export const noSession = (status: 'loading' | 'signed-out') =>
-  ({ status, user: null, expiresAt: null, error: null, known: false, offline: false }) as const;
+  ({ status, user: null, expiresAt: null, error: null, known: false, offline: false, endsAt: null }) as const;
 
 export function useAuthHarness(overrides: OptionsOverrides = {}): Harness {
   let tabs: Tab[] = [];
@@ -89,6 +97,8 @@ export function useAuthHarness(overrides: OptionsOverrides = {}): Harness {
     h.locks = new FakeLocks();
     h.sharedWorkers = true;
     h.workers = new Map();
+    h.frameAnswer = 'approve';
+    h.frames = [];
     vi.stubGlobal('MessageChannel', FakeMessageChannel);
   });
 
@@ -126,7 +136,29 @@ export function useAuthHarness(overrides: OptionsOverrides = {}): Harness {
     return Object.assign(new EventTarget(), { port: port2 as unknown as MessagePort });
   }
 
-  h.port = () => {
+  /** A hidden frame of the page with `options`: the provider answers as frameAnswer says. */
+  function frame(options: AuthOptions, url: string, name: string, listener: (event: FrameEvent) => void) {
+    h.frames.push(url);
+    const answer = h.frameAnswer;
+    let open = true;
+    void Promise.resolve().then(() => {
+      if (!open || answer === 'none') return;
+      if (answer === 'blocked') return listener({ type: 'blocked' });
+      const callback = answer === 'approve' ? h.idp.approve(url) : answer(url);
+      // The app's callback page, loading in the frame: its own URL, named by the page that framed it.
+      const page: Browser = {
+        ...h.port(options),
+        url: () => `${options.redirectUri}?${callback}`,
+        rewrite: () => {},
+        frameName: () => name,
+        toParent: (data) => void Promise.resolve().then(() => open && listener({ type: 'message', data })),
+      };
+      void assembleAuth(options, { browser: () => page, network: (request) => h.idp.fetch(request) }).start();
+    });
+    return () => void (open = false);
+  }
+
+  h.port = (options = h.options) => {
     const reloaded = h.reloaded;
     return {
       url: () => location.href,
@@ -137,6 +169,9 @@ export function useAuthHarness(overrides: OptionsOverrides = {}): Harness {
       channel: (name) => new FakeBroadcastChannel(name),
       sharedWorker,
       locks: h.locks,
+      frame: (url, name, listener) => frame(options, url, name, listener),
+      frameName: () => undefined,
+      toParent: () => {},
       now: () => Date.now(),
       reloaded: () => reloaded,
       // As the browser's port: at window in the capture phase, which document's events pass too.
@@ -148,7 +183,7 @@ export function useAuthHarness(overrides: OptionsOverrides = {}): Harness {
   };
 
   h.newTab = (options = h.options) => {
-    const port = h.port();
+    const port = h.port(options);
     const auth = assembleAuth(options, { browser: () => port, network: (request) => h.idp.fetch(request) });
     const tab: Tab = {
       auth,

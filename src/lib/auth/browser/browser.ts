@@ -19,6 +19,16 @@ export interface Browser extends Stores {
   sharedWorker(name: string): WorkerLike | undefined;
   /** Web Locks: each page holds one while it lives, so the worker knows when it is gone; undefined where there are none. */
   locks?: Locks;
+  /**
+   * Opens `url` in a hidden frame named `name` (page/frame.ts) and tells `listener` what it brings: a
+   * message its page posts from this origin, or `blocked` when it shows a page of another origin (the
+   * provider forbids framing, or asks for the person). Returns the frame's removal.
+   */
+  frame(url: string, name: string, listener: (event: FrameEvent) => void): () => void;
+  /** The name of this page's frame when a page of this origin framed it; undefined for a top-level page. */
+  frameName(): string | undefined;
+  /** Posts `message` to the page that framed this one, at this origin only. */
+  toParent(message: unknown): void;
   now(): number;
   /** This page load is a reload (the person asked for it), not Back, a link or a redirect. */
   reloaded(): boolean;
@@ -29,6 +39,9 @@ export interface Browser extends Stores {
    */
   listen(type: string, listener: (event: Event) => void, options?: { passive?: boolean }): () => void;
 }
+
+/** What a hidden frame brings back (Browser.frame). */
+export type FrameEvent = { type: 'message'; data: unknown } | { type: 'blocked' };
 
 /** The part of the Web Locks API (navigator.locks) a page uses. */
 export interface Locks {
@@ -59,6 +72,41 @@ function openSharedWorker(name: string): WorkerLike | undefined {
   });
 }
 
+/**
+ * A hidden frame of `url`. Sandboxed: the provider's page in it can neither navigate this page nor open
+ * windows; only this origin's page in it (the callback) may run scripts as itself and post back.
+ */
+function openFrame(url: string, name: string, listener: (event: FrameEvent) => void): () => void {
+  const frame = document.createElement('iframe');
+  frame.name = name;
+  frame.hidden = true;
+  frame.tabIndex = -1;
+  frame.setAttribute('aria-hidden', 'true');
+  frame.sandbox.add('allow-scripts', 'allow-same-origin');
+  const message = (event: MessageEvent) => {
+    if (event.source === frame.contentWindow && event.origin === location.origin) listener({ type: 'message', data: event.data });
+  };
+  // A document of another origin finished loading in it: the answer is a page, not a redirect back here.
+  const load = () => {
+    let origin: string | undefined;
+    try {
+      origin = frame.contentWindow?.location.origin;
+    } catch {
+      // Another origin's document (the provider's page, the browser's page for a refused frame).
+    }
+    if (origin !== location.origin) listener({ type: 'blocked' });
+  };
+  addEventListener('message', message);
+  frame.addEventListener('load', load);
+  frame.src = url;
+  document.body.append(frame);
+  return () => {
+    removeEventListener('message', message);
+    frame.removeEventListener('load', load);
+    frame.remove();
+  };
+}
+
 /** The real browser; call it only in a browser (createAuth calls it from start()). */
 export function realBrowser(): Browser {
   return {
@@ -70,6 +118,9 @@ export function realBrowser(): Browser {
     channel: (name) => (typeof BroadcastChannel === 'function' ? new BroadcastChannel(name) : undefined),
     sharedWorker: openSharedWorker,
     locks: navigator.locks,
+    frame: openFrame,
+    frameName: () => (parent !== window ? window.name : undefined),
+    toParent: (message) => parent.postMessage(message, location.origin),
     now: Date.now,
     reloaded: () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.type === 'reload',
     listen(type, listener, options) {

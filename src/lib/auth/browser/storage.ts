@@ -30,6 +30,8 @@ export interface AppNames {
   channel: string;
   /** Prefix of the Web Locks the app's pages hold while they live: the engine's worker waits on them. */
   lock: string;
+  /** The app's hidden frame (page/frame.ts): its window name, and the Web Lock that keeps it one at a time. */
+  frame: string;
   /** A storage key of this app. */
   key(name: string): string;
 }
@@ -38,7 +40,13 @@ export interface AppNames {
 export function appNames(issuer: string, clientId: string): AppNames {
   // JSON keeps the two apart whatever characters they hold.
   const app = JSON.stringify([issuer, clientId]);
-  return { app, channel: `auth ${app}`, lock: `auth page ${app} `, key: (name) => `auth:${name} ${app}` };
+  return {
+    app,
+    channel: `auth ${app}`,
+    lock: `auth page ${app} `,
+    frame: `auth frame ${app}`,
+    key: (name) => `auth:${name} ${app}`,
+  };
 }
 
 /** Reads and removes `key`: whatever it held can be answered once at most. */

@@ -15,6 +15,7 @@ import type { IdleState } from '../session/idle';
 import type { Session } from '../svelte/session';
 import type { Events } from '../page/events';
 import { createAuthFetch, type TokenSource } from '../page/fetch';
+import { runFrame } from '../page/frame';
 import { connect } from './connect';
 import type { Reply, SharedSession, Transition, WireError } from './messages';
 
@@ -64,6 +65,8 @@ export async function attachClient<C extends Claims>(parts: ClientParts<C>) {
         return state.offline();
       case 'renew-failed':
         return events.emit('renew-failed', { error: fromWire(transition.error) });
+      case 'ending':
+        return state.ending(transition.endsAt);
       case 'expired':
         ended();
         return state.expired(transition.error && fromWire(transition.error));
@@ -88,10 +91,15 @@ export async function attachClient<C extends Claims>(parts: ClientParts<C>) {
 
   function notice(reply: Extract<Reply<C>, { notice: string }>) {
     if (reply.notice === 'idle') showIdle(reply.idle);
+    else if (reply.notice === 'frame')
+      void runFrame(browser, parts.names, reply, timeoutMs)
+        .then((answer) => request('framed', answer))
+        .catch(() => {});
     else apply(reply.transition);
   }
 
-  const { connection, joined } = await connect<C>({ ...parts, timeoutMs: options.timeoutMs ?? 15_000, notice });
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const { connection, joined } = await connect<C>({ ...parts, timeoutMs, notice });
   // A page completing a callback shows the session its code begins, not the one it may replace.
   if (!parts.completing) showSnapshot(joined.session);
   showIdle(joined.idle);
@@ -101,6 +109,7 @@ export async function attachClient<C extends Claims>(parts: ClientParts<C>) {
     if (session.status === 'signed-in') {
       state.signedIn(session.user, session.expiresAt);
       if (session.offline) state.offline();
+      if (session.endsAt) state.ending(session.endsAt);
     } else if (session.status === 'expired') state.expired(fromWire(session.error));
   }
 
@@ -126,7 +135,7 @@ export async function attachClient<C extends Claims>(parts: ClientParts<C>) {
     allowed,
     scope: joined.scope,
     base: browser.url,
-    timeoutMs: options.timeoutMs ?? 15_000,
+    timeoutMs,
     maxBytes: options.maxResponseBytes,
   });
 

@@ -86,6 +86,24 @@ const bodies: { [K in CommandType]: { valid: unknown[]; malformed: unknown[] } }
   end: { valid: [{ refused: 'at-1' }], malformed: [{}, { refused: 'a'.repeat(16 * 1024 + 1) }] },
   active: { valid: [{}], malformed: [{ now: 1 }] },
   wake: { valid: [{}], malformed: [{ at: 0 }] },
+  restore: { valid: [{}], malformed: [{ prompt: 'login' }] },
+  framed: {
+    valid: [
+      { state: 's', response: 'code=c&state=s' },
+      { state: 's'.repeat(8192), response: 'x'.repeat(32 * 1024) },
+      { state: 's', failure: 'blocked' },
+      { state: 's', failure: 'timeout' },
+    ],
+    malformed: [
+      { response: 'code=c' },
+      { state: 's' },
+      { state: 's'.repeat(8193), response: 'code=c' },
+      { state: 's', response: 'x'.repeat(32 * 1024 + 1) },
+      { state: 's', failure: 'login_required' },
+      { state: 1, failure: 'blocked' },
+      { state: 's', response: 1 },
+    ],
+  },
 };
 
 /** Not an object at all: refused by every command. */

@@ -14,7 +14,7 @@ import type { SignOutReason } from '../page/events';
 /** The session as every page of the app shares it: never a token. */
 export type SharedSession<C extends Claims> =
   | { status: 'signed-out' }
-  | { status: 'signed-in'; user: C; expiresAt: number; offline: boolean }
+  | { status: 'signed-in'; user: C; expiresAt: number; offline: boolean; endsAt?: number }
   | { status: 'expired'; error: AuthErrorDetails & { code: AuthErrorCode } };
 
 /** A change of the shared session, as the engine tells it to every page: each is one transition of the page's store. */
@@ -23,6 +23,8 @@ export type Transition<C extends Claims> =
   | { type: 'renewed'; expiresAt: number }
   | { type: 'offline' }
   | { type: 'renew-failed'; error: WireError }
+  /** The session cannot be renewed without the person (the hidden frame cannot work): it ends at `endsAt`. */
+  | { type: 'ending'; endsAt: number }
   | { type: 'expired'; error?: WireError }
   | { type: 'signed-out'; reason: SignOutReason };
 
@@ -62,7 +64,17 @@ export interface Commands<C extends Claims> {
   active: { body: Record<string, never>; answer: null };
   /** The page came back (shown, resumed, online): what is due is done now, as timers may have stalled. */
   wake: { body: Record<string, never>; answer: null };
+  /**
+   * A page that found no session restores it in a hidden frame of its own (session/frames.ts): `restored`,
+   * `signed-out` (the provider has no session for the person), or `unavailable` (no frame here, or it could not work).
+   */
+  restore: { body: Record<string, never>; answer: 'restored' | 'signed-out' | 'unavailable' };
+  /** What the hidden frame the engine asked for brought back: the response its callback page handed over, or why none. */
+  framed: { body: FrameAnswer; answer: null };
 }
+
+/** A hidden frame's outcome (page/frame.ts), for the frame whose request carried `state`. */
+export type FrameAnswer = { state: string; response: string } | { state: string; failure: 'blocked' | 'timeout' };
 
 export type CommandType = keyof Commands<Claims>;
 export type Body<K extends CommandType> = Commands<Claims>[K]['body'];
@@ -80,7 +92,9 @@ export type Reply<C extends Claims> =
   | { id: number; answer: unknown }
   | { id: number; error: WireError }
   | { notice: 'transition'; transition: Transition<C> }
-  | { notice: 'idle'; idle: IdleState };
+  | { notice: 'idle'; idle: IdleState }
+  /** To one page: open `url` in a hidden frame and answer with `framed` (session/frames.ts). */
+  | { notice: 'frame'; url: string; state: string };
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -128,6 +142,11 @@ export const checks: { [K in CommandType]: (body: unknown) => body is Body<K> } 
   end: (body): body is Body<'end'> => isObject(body) && isToken(body.refused),
   active: (body): body is Body<'active'> => isEmpty(body),
   wake: (body): body is Body<'wake'> => isEmpty(body),
+  restore: (body): body is Body<'restore'> => isEmpty(body),
+  framed: (body): body is Body<'framed'> =>
+    isObject(body) &&
+    isText(body.state, 8192) &&
+    (isText(body.response, 32 * 1024) || body.failure === 'blocked' || body.failure === 'timeout'),
 };
 
 /** A page's message as a command the engine knows, checked; undefined for anything else. */

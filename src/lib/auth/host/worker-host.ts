@@ -33,6 +33,7 @@ const ENGINE_OPTIONS = [
   'endSessionIdTokenHint',
   'idle',
   'keepSessionMs',
+  'hiddenFrame',
 ] as const;
 
 /**

@@ -776,6 +776,7 @@ describe('the return of a sign-out to postLogoutRedirectUri', () => {
       error: { code: 'unknown_signout' },
       known: false,
       offline: false,
+      endsAt: null,
     });
     expect(location.href).toBe(LANDING);
   });

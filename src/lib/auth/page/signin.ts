@@ -4,21 +4,22 @@
 // silently with the provider (prompt=none) where the engine has none; and send the person to the
 // identity service with the request the engine builds.
 import type { Browser } from '../browser/browser';
-import type { AppStorage } from '../browser/storage';
+import type { AppNames, AppStorage } from '../browser/storage';
 import type { PageClient } from '../host/client';
-import { checkShape, safeReturnTo, takeCallbackResponse, takeSignOutReturn, type CallbackResponse } from '../protocol/callback';
-import { authErrorOrShow, bounded, type AuthError } from '../protocol/errors';
+import {
+  checkShape,
+  forEngine,
+  safeReturnTo,
+  takeCallbackResponse,
+  takeSignOutReturn,
+  type CallbackResponse,
+} from '../protocol/callback';
+import { authErrorOrShow, type AuthError } from '../protocol/errors';
 import type { SignInHints } from '../protocol/hints';
 import type { StepUpOptions } from '../protocol/scope';
 import type { Claims } from '../protocol/steps';
 import type { Session } from '../svelte/session';
-
-/** The provider's free text, which only ever shows cut (failures.ts): bounded, so the engine's size check takes the response. */
-const FREE_TEXT = ['error_description', 'error_uri'];
-const forEngine = ({ params }: CallbackResponse) =>
-  new URLSearchParams(
-    [...params].map(([name, value]) => [name, FREE_TEXT.includes(name) ? bounded(value, 2048) : value]),
-  ).toString();
+import { handOver } from './frame';
 
 /**
  * `scope`, `acr_values` and `max_age` make a step-up, checked after the callback (an AuthError's fields
@@ -45,6 +46,7 @@ const RESTORE_GUARD_MS = 60_000;
 const QUIET = ['cancelled', 'login_required', 'authorization_failed'];
 
 export interface SignInParts<C extends Claims> {
+  names: AppNames;
   redirectUri: string;
   postLogoutRedirectUri?: string;
   browser(): Browser;
@@ -95,20 +97,30 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
     return s.readHint() === 'had-session' && (b.reloaded() || b.now() - s.lastRestore() >= RESTORE_GUARD_MS);
   }
 
+  /** The provider has no session for the person (a silent restore's answer): this browser's ends too. */
+  function providerSignedOut() {
+    storage().forgetHint();
+    state.signedOut('provider');
+  }
+
   /**
    * A returning person's page: the engine's session when it holds one (a reload, Back, another tab: no
-   * request to the identity service), else a silent restore with the provider where one may be tried.
+   * request to the identity service), else a silent restore with the provider where one may be tried:
+   * in a hidden frame, with no navigation, and at top level where the frame cannot work.
    */
   async function returning(returnTo: string) {
+    let client: PageClient;
     try {
-      await parts.client();
+      client = await parts.client();
     } catch (err) {
       return failWith(err);
     }
     if (state.session.current.status !== 'loading') return;
     if (!mayRestore()) return state.signedOut();
     storage().noteRestore(browser().now());
-    await redirect(returnTo, 'none');
+    const restored = await client.request('restore', {}).catch(() => 'unavailable' as const);
+    if (restored === 'signed-out') return providerSignedOut();
+    if (restored === 'unavailable') await redirect(returnTo, 'none');
   }
 
   async function complete(callback: CallbackResponse): Promise<StartResult> {
@@ -133,9 +145,7 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
         fail(err, pending?.returnTo);
         return {};
       }
-      // The provider no longer has the person's session: this browser's ends too.
-      storage().forgetHint();
-      state.signedOut('provider');
+      providerSignedOut();
       return { returnTo: pending.returnTo };
     }
   }
@@ -149,6 +159,8 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
   return {
     async start({ returnTo }: StartOptions = {}): Promise<StartResult> {
       const b = browser();
+      // The app's hidden frame (page/frame.ts): its response goes to the page that framed it, and that is all.
+      if (handOver(b, parts.names, parts.redirectUri)) return {};
       const s = storage();
       const callback =
         takeCallbackResponse(b, parts.redirectUri, (sent) => s.answersOther(sent) || s.signedOutOther(sent)) ??

@@ -3,7 +3,7 @@
 // the claims read (steps.ts completeSignIn); the provider's sign-out coming back; and the app's own
 // place to return to, checked. On the sign-in path: nothing here loads oauth4webapi.
 import type { Browser } from '../browser/browser';
-import { AuthError } from './errors';
+import { AuthError, bounded } from './errors';
 
 /** The authorization response taken from the URL. */
 export interface CallbackResponse {
@@ -105,6 +105,15 @@ export function takeSignOutReturn(
   browser.rewrite(url.href);
   return { params: new URLSearchParams({ state: state[0] }), inFragment: false };
 }
+
+/** The provider's free text, which only ever shows cut (failures.ts). */
+const FREE_TEXT = ['error_description', 'error_uri'];
+
+/** The response as a page hands it to the session engine: its free text cut, so the engine's size check takes it. */
+export const forEngine = ({ params }: CallbackResponse): string =>
+  new URLSearchParams(
+    [...params].map(([name, value]) => [name, FREE_TEXT.includes(name) ? bounded(value, 2048) : value]),
+  ).toString();
 
 /** Refuses what no answer to our request looks like: a fragment response, or an oversized value. */
 export function checkShape({ params, inFragment }: CallbackResponse): void {

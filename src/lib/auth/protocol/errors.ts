@@ -39,6 +39,11 @@ export type AuthErrorCode =
   | 'account_changed'
   /** A token for this API needs the person at the identity service (no refresh token): `scope` is what to ask. */
   | 'interaction_required'
+  /**
+   * The hidden frame could not renew or restore the session without the person: the provider forbids
+   * framing its authorization endpoint, or gave no answer in time. The session ends at expiry instead.
+   */
+  | 'frame_refused'
   /** auth.fetch refused to send the token to a URL outside the allow-list. */
   | 'forbidden_origin'
   /** No signed-in session to make the request with. */

@@ -86,6 +86,7 @@ describe('with end_session_endpoint and revocation_endpoint', () => {
       error: { code: 'unknown_signout' },
       known: false,
       offline: false,
+      endsAt: null,
     });
     expect(h.assign.mock.calls.length).toBe(navigations);
     expect(h.idp.requests.length).toBe(requests);
@@ -103,6 +104,7 @@ describe('with end_session_endpoint and revocation_endpoint', () => {
       error: { code: 'unknown_signout' },
       known: false,
       offline: false,
+      endsAt: null,
     });
   });
 

@@ -7,9 +7,11 @@ import { authorizationRequest } from '../protocol/authorize';
 import { checkShape } from '../protocol/callback';
 import { createKeys } from '../protocol/dpop';
 import { AuthError } from '../protocol/errors';
+import { toAuthError } from '../protocol/failures';
 import { endSessionRequest, revokeAll } from '../protocol/signout';
 import { completeStepUp, stepUpRequest } from '../protocol/stepup';
 import { completeSignIn, type Claims, type Server } from '../protocol/steps';
+import type { Frames } from './frames';
 import type { IdleDeadline } from './idle';
 import type { PagePort, Pages } from './pages';
 import type { Held, Vault } from './tokens';
@@ -19,6 +21,8 @@ export interface SessionCore<C extends Claims> {
   options: AuthOptions;
   server: Server;
   vault: Vault;
+  /** The hidden frame's authorizations; none with the `hiddenFrame` option off. */
+  frames?: Frames<C>;
   idle?: IdleDeadline;
   pages: Pages<C>;
   now(): number;
@@ -100,7 +104,40 @@ export function commandHandlers<C extends Claims>(core: SessionCore<C>): Handler
       idle?.check();
       return null;
     },
+    restore: (_body, from) => restore(core, from),
+    async framed(answer, from) {
+      core.frames?.answered(answer, from);
+      return null;
+    },
   };
+}
+
+/** A prompt=none restore's answers that mean the provider has no session for the person: signed out, quietly. */
+const SIGNED_OUT = ['login_required', 'cancelled', 'authorization_failed'];
+
+/**
+ * A page found no session (a reload where the worker could not keep it): restored in a hidden frame of
+ * that page, with no top-level redirect; `unavailable` leaves the page to restore at top level.
+ */
+async function restore<C extends Claims>(core: SessionCore<C>, page: PagePort) {
+  const { options, server, vault, frames } = core;
+  await core.ready();
+  if (core.user()) return 'restored';
+  if (!frames) return 'unavailable';
+  const life = core.signedOut();
+  const keys = options.dpop ? (vault.keys() ?? (await createKeys())) : undefined;
+  if (keys) vault.bind(keys);
+  try {
+    const { tokens, user } = await frames.authorize({ scope: server.scope }, vault.dpop(), life, page);
+    if (life.aborted) {
+      revokeAll(server, tokens);
+      return 'signed-out';
+    }
+    core.begin({ tokens, scope: server.scope, keys }, user);
+    return 'restored';
+  } catch (err) {
+    return SIGNED_OUT.includes(toAuthError(err).code) ? 'signed-out' : 'unavailable';
+  }
 }
 
 /**

@@ -9,7 +9,9 @@ import { discoverServer } from '../protocol/discovery';
 import type { Network } from '../protocol/http';
 import { revokeAll } from '../protocol/signout';
 import { refreshTokens, type Claims, type Server } from '../protocol/steps';
+import { AuthError } from '../protocol/errors';
 import { commandHandlers, type SessionCore } from './commands';
+import { createFrames } from './frames';
 import { createIdleDeadline } from './idle';
 import { createPages, toWire, type Handler, type PagePort } from './pages';
 import { createVault, type Held } from './tokens';
@@ -61,12 +63,29 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
     signedOut = new AbortController();
   };
 
+  const frames = options.hiddenFrame === false ? undefined : createFrames<C>({ server, pages, now });
+
+  /** The session renewed in a hidden frame: only for the person it is for; another's tokens are revoked. */
+  async function renewInFrame(held: Held, signal: AbortSignal) {
+    const { tokens, user: person } = await frames!.authorize({ scope: held.scope, apis: held.added }, vault.dpop(), signal);
+    if (person.sub !== user?.sub) {
+      revokeAll(server, tokens);
+      throw new AuthError('account_changed');
+    }
+    return tokens;
+  }
+
   const vault = createVault({
     client: server.client,
     now,
     scope: server.scope,
     apis: options.apis,
     grant: async () => (current, params, abort) => refreshTokens(server, vault.dpop(), current, now(), abort, params),
+    frame: frames && renewInFrame,
+    ending: (endsAt, error) => {
+      pages.publish({ type: 'ending', endsAt });
+      pages.publish({ type: 'renew-failed', error: toWire(error) });
+    },
     renewed: (tokens) => pages.publish({ type: 'renewed', expiresAt: tokens.expiresAt }),
     offline: () => pages.publish({ type: 'offline' }),
     ended: (error) => {
@@ -109,6 +128,7 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
     options,
     server,
     vault,
+    frames,
     idle: idle || undefined,
     pages,
     now,

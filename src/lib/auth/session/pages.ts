@@ -2,7 +2,7 @@
 // Each page's message is checked against the command table (host/messages.ts) and answered by its
 // handler (commands.ts), or with its error as an AuthError's code and details, never its cause; a
 // numbered message the table refuses is answered `invalid_response`.
-import { parseRequest, requestId, type SharedSession, type Transition, type WireError } from '../host/messages';
+import { parseRequest, requestId, type Reply, type SharedSession, type Transition, type WireError } from '../host/messages';
 import { AuthError } from '../protocol/errors';
 import { toAuthError } from '../protocol/failures';
 import type { Claims } from '../protocol/steps';
@@ -35,6 +35,8 @@ export function nextShared<C extends Claims>(shared: SharedSession<C>, transitio
       return { status: 'expired', error: { ...transition.error, code: 'session_expired' } };
     case 'signed-out':
       return { status: 'signed-out' };
+    case 'ending':
+      return shared.status === 'signed-in' ? { ...shared, endsAt: transition.endsAt } : shared;
     case 'renew-failed':
       return shared;
   }
@@ -44,6 +46,8 @@ export function nextShared<C extends Claims>(shared: SharedSession<C>, transitio
 export function createPages<C extends Claims>(report: (error: unknown) => void) {
   const pages = new Set<PagePort>();
   let shared: SharedSession<C> = { status: 'signed-out' };
+  /** The page that spoke last (a command, the person's input, a wake): the likeliest to be open and running. */
+  let latest: PagePort | undefined;
 
   /** Answers one page's message: a checked command gets its handler's answer or its error; anything else, nothing. */
   async function answer(page: PagePort, data: unknown, handlers: Record<string, Handler>) {
@@ -55,6 +59,7 @@ export function createPages<C extends Claims>(report: (error: unknown) => void) 
       return;
     }
     const { id, type, body } = request;
+    latest = page;
     try {
       page.postMessage({ id, answer: await handlers[type](body, page) });
     } catch (err) {
@@ -75,6 +80,10 @@ export function createPages<C extends Claims>(report: (error: unknown) => void) 
       shared = nextShared(shared, transition);
       for (const page of pages) if (page !== except) page.postMessage({ notice: 'transition', transition });
     },
+    /** Tells one page what is for it alone (a hidden frame to open). */
+    tell: (page: PagePort, message: Reply<C>) => page.postMessage(message),
+    /** The page to ask for a hidden frame: the one that spoke last, else any; undefined with none. */
+    pick: (): PagePort | undefined => (latest && pages.has(latest) ? latest : pages.values().next().value),
     /** The idle countdown, to every page. */
     show: (idle: IdleState) => pages.forEach((page) => page.postMessage({ notice: 'idle', idle })),
     /** The session as a page joining now sees it. */

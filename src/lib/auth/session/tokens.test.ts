@@ -38,6 +38,7 @@ function setup(grant?: Grant, more: Partial<VaultParts> = {}) {
     offline: vi.fn(),
     ended: vi.fn(),
     retrying: vi.fn(),
+    ending: vi.fn(),
     ...more,
   };
   const vault = createVault(parts);

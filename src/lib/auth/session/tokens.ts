@@ -51,6 +51,13 @@ export interface VaultParts {
   apis?: Record<string, ApiOptions>;
   /** The refresh-token grant, loaded after the first paint; none: sessions end at expiry (the test kit). */
   grant?(): Promise<Grant>;
+  /**
+   * A renewal without a refresh token: a prompt=none authorization in a hidden frame (frames.ts), for the
+   * same person; none (the `hiddenFrame` option off): such a session ends at expiry.
+   */
+  frame?(held: Held, signal: AbortSignal): Promise<TokenSet>;
+  /** The hidden frame cannot renew this session (`error` says why): it ends at `endsAt` unless the person signs in. */
+  ending(endsAt: number, error: AuthError): void;
   /** The access token was renewed within the session. */
   renewed(tokens: TokenSet): void;
   /** A renewal could not reach the provider: the session goes on offline, its tokens kept, until one does. */
@@ -68,6 +75,11 @@ const RETRY_MS = 2_000;
 const RETRY_MAX_MS = 60_000;
 /** However short the token's life, renewals are at least this far apart: no tight loop. */
 const MIN_RENEW_DELAY_MS = 2_000;
+/**
+ * A hidden frame loads a page of the app, and its failure leaves the person a warning to act on: it begins
+ * this long before expiry, or at half the token's life when that is shorter.
+ */
+const FRAME_EARLY_MS = 5 * 60_000;
 /** A token for an API is taken as expired this long before its end, or a fifth of its life when that is shorter. */
 const API_EARLY_MS = 30_000;
 
@@ -95,6 +107,8 @@ export function createVault(parts: VaultParts) {
   let timer: ReturnType<typeof setTimeout> | undefined;
   /** Renewals in a row that could not reach the provider: while there are any, the session is offline. */
   let misses = 0;
+  /** The hidden frame failed for this session: it is not tried again, and the session ends at expiry. */
+  let frameFailed = false;
 
   const scope = () => held?.scope ?? parts.scope;
 
@@ -104,18 +118,24 @@ export function createVault(parts: VaultParts) {
     timer = setTimeout(due, Math.min(Math.max(at - now(), 0), MAX_TIMER_MS));
   }
 
-  /** Renewal shortly before expiry when a refresh token allows it, else the end at expiry. */
-  function plan({ expiresAt, refreshToken }: TokenSet) {
+  /** How the session renews: with its refresh token, in a hidden frame, or not at all (it ends at expiry). */
+  const renewsBy = ({ refreshToken }: TokenSet) =>
+    refreshToken && parts.grant ? 'grant' : parts.frame && !frameFailed ? 'frame' : undefined;
+
+  /** Renewal before expiry (a frame's earlier, as it takes a page load), else the end at expiry. */
+  function plan(tokens: TokenSet) {
+    const { expiresAt } = tokens;
     const start = now();
-    const renewAt = Math.max(start + MIN_RENEW_DELAY_MS, expiresAt - Math.min(60_000, (expiresAt - start) / 5));
-    schedule(refreshToken && parts.grant ? renewAt : expiresAt);
+    const how = renewsBy(tokens);
+    const early = how === 'frame' ? Math.min(FRAME_EARLY_MS, (expiresAt - start) / 2) : Math.min(60_000, (expiresAt - start) / 5);
+    schedule(how ? Math.max(start + MIN_RENEW_DELAY_MS, expiresAt - early) : expiresAt);
   }
 
   function due() {
     if (!held) return;
     // A timer that fired early waits again; offline, the backoff's timer or the pages' events say when.
     if (now() < dueAt && !misses) return schedule(dueAt);
-    if (held.tokens.refreshToken && parts.grant) void renew();
+    if (renewsBy(held.tokens)) void renew();
     else end();
   }
 
@@ -180,11 +200,35 @@ export function createVault(parts: VaultParts) {
     });
   }
 
+  /** A renewal in a hidden frame; a failure other than the session's own end stops the frames and warns. */
+  async function frameRenewal(current: Held): Promise<boolean> {
+    const { signal } = life;
+    try {
+      const tokens = await parts.frame!(current, signal);
+      if (signal.aborted) return false;
+      renewTo(tokens);
+      return true;
+    } catch (err) {
+      if (signal.aborted) return false;
+      const error = toAuthError(err);
+      if (error.code === 'account_changed') {
+        end(error);
+        return false;
+      }
+      frameFailed = true;
+      plan(current.tokens);
+      parts.ending(current.tokens.expiresAt, error);
+      return false;
+    }
+  }
+
   async function renewal(): Promise<boolean> {
     const current = held?.tokens;
     const { signal } = life;
     if (!current) return false;
-    if (!current.refreshToken || !parts.grant) {
+    const how = renewsBy(current);
+    if (how === 'frame') return frameRenewal(held!);
+    if (!how) {
       end();
       return false;
     }
@@ -259,6 +303,7 @@ export function createVault(parts: VaultParts) {
     hold(next: Held) {
       finish();
       ended = undefined;
+      frameFailed = false;
       held = next;
       plan(next.tokens);
     },

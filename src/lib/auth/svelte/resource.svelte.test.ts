@@ -19,6 +19,7 @@ const signedIn = (user = ALICE): SessionState => ({
   error: null,
   known: true,
   offline: false,
+  endsAt: null,
 });
 const SIGNED_OUT: SessionState = noSession('signed-out');
 

@@ -15,7 +15,7 @@ import { createSession, reactiveStore, sessionState, type SessionState } from '.
 import SignedInAs from '../__fixtures__/SignedInAs.svelte';
 
 const ALICE = { sub: 'alice-sub', name: 'Alice' };
-const SIGNED_OUT = { status: 'signed-out', user: null, expiresAt: null, error: null, known: false, offline: false };
+const SIGNED_OUT = { status: 'signed-out', user: null, expiresAt: null, error: null, known: false, offline: false, endsAt: null };
 
 /** Renders a view that reads `session.current`, as every view of an app does. */
 const show = (session: Auth['session']) => render(SignedInAs, { context: authContext({ session } as Auth) });
@@ -64,7 +64,7 @@ describe('reactiveStore', () => {
     const view = show(readable);
     expect(screen.getByText('loading: nobody')).toBeTruthy();
     expect(start).toHaveBeenCalledTimes(1);
-    set({ status: 'signed-in', user: ALICE, expiresAt: 1, error: null, known: true, offline: false });
+    set({ status: 'signed-in', user: ALICE, expiresAt: 1, error: null, known: true, offline: false, endsAt: null });
     await tick();
     expect(screen.getByText('signed-in: Alice')).toBeTruthy();
     view.unmount();
@@ -81,6 +81,7 @@ describe('the transitions', () => {
       error: null,
       known: false,
       offline: false,
+      endsAt: null,
     });
     const initial = sessionState('expired', { code: 'session_expired' });
     expect(createSession(createEvents(), initial).session.current).toBe(initial);
@@ -112,6 +113,7 @@ describe('the transitions', () => {
       error: null,
       known: true,
       offline: false,
+      endsAt: null,
     });
     state.renewed(2000);
     expect(state.session.current).toEqual({
@@ -121,6 +123,7 @@ describe('the transitions', () => {
       error: null,
       known: true,
       offline: false,
+      endsAt: null,
     });
     state.signedOut();
     expect(state.session.current).toEqual(SIGNED_OUT);
@@ -139,6 +142,7 @@ describe('the transitions', () => {
       error: { code: 'cancelled', oauthError: 'access_denied', returnTo: '/orders' },
       known: true,
       offline: false,
+      endsAt: null,
     });
     expect(JSON.stringify(current)).not.toContain('server text');
   });
@@ -154,6 +158,7 @@ describe('the transitions', () => {
       error: { code: 'session_expired', oauthError: 'invalid_grant', status: 400, returnTo: '/notes' },
       known: true,
       offline: false,
+      endsAt: null,
     });
     state.expired();
     expect(state.session.current).toMatchObject({ status: 'expired', error: { code: 'session_expired' } });
@@ -178,6 +183,7 @@ describe('the transitions', () => {
       error: null,
       known: true,
       offline: false,
+      endsAt: null,
     });
     state.redirectAbandoned();
     expect(state.session.current).toBe(before);

@@ -34,6 +34,12 @@ export interface SessionState<C extends Claims = StandardClaims> {
    * backoff); false again once it succeeds, and in every other state.
    */
   offline: boolean;
+  /**
+   * Signed in, but the session cannot be renewed without the person (no refresh token, and the hidden
+   * frame cannot work here): it ends at this time, epoch milliseconds. Show a warning with a way to stay:
+   * `signIn()` comes back to this page. Null while it renews by itself, and in every other state.
+   */
+  endsAt: number | null;
 }
 
 /** A Svelte store with a reactive `current` for runes code (`.svelte` and `.svelte.ts` files). */
@@ -82,7 +88,7 @@ export const sessionState = <C extends Claims>(
   status: SessionStatus,
   error: SessionError | null = null,
   known = false,
-): SessionState<C> => ({ status, user: null, expiresAt: null, error, known, offline: false });
+): SessionState<C> => ({ status, user: null, expiresAt: null, error, known, offline: false, endsAt: null });
 
 /** The session's transitions: the only ways its state changes, and what emits the session's events. */
 export function createSession<C extends Claims>(
@@ -108,7 +114,7 @@ export function createSession<C extends Claims>(
     /** The page came back without the redirect having happened. */
     redirectAbandoned: () => readable.current.status === 'redirecting' && set(beforeRedirect),
     signedIn(user: C, expiresAt: number) {
-      set({ status: 'signed-in', user, expiresAt, error: null, known: true, offline: false });
+      set({ status: 'signed-in', user, expiresAt, error: null, known: true, offline: false, endsAt: null });
       emit('signed-in', { sub: user.sub });
     },
     /** Renewed: online again when it was offline, and told in that order. */
@@ -118,6 +124,8 @@ export function createSession<C extends Claims>(
       if (wasOffline) emit('online', {});
       emit('renewed', { expiresAt });
     },
+    /** The session cannot renew without the person: it ends at `endsAt`. */
+    ending: (endsAt: number) => readable.current.status === 'signed-in' && update((s) => ({ ...s, endsAt })),
     /** A renewal could not reach the identity service: the session goes on, offline, until one does. */
     offline() {
       if (readable.current.offline) return;

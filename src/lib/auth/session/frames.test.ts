@@ -1,0 +1,225 @@
+// Sessions without a refresh token (frames.ts, page/frame.ts): renewed before expiry by a prompt=none
+// authorization in a hidden frame, with no navigation, in both hosts; where the frame cannot work, the
+// session says when it ends and ends then; a lone reload the worker could not keep restores in a frame.
+// Observed at the edges: the frames the pages opened, the requests the provider saw, the page's store.
+import { describe, expect, it, vi } from 'vitest';
+import { useAuthHarness } from '../__fixtures__/harness';
+import { ACCOUNT_URL, API_URL, APP_URL, BOB, REVOCATION_URL } from '../__fixtures__/fake-idp';
+import type { FrameAnswer } from '../host/messages';
+import { createFrames } from './frames';
+import type { PagePort } from './pages';
+import type { Server } from '../protocol/steps';
+
+const h = useAuthHarness({ server: { revocation_endpoint: REVOCATION_URL }, hiddenFrame: true });
+
+/** Access tokens live 60 s: a frame renews at half that, 30 s before expiry. */
+const LIFETIME_S = 60;
+
+const params = (url: string) => new URL(url).searchParams;
+
+/** A timer of the real clock, taken before any test fakes the clock. */
+const realSetTimeout = globalThis.setTimeout;
+
+/**
+ * Moves the fake clock a second at a time until `check` passes, at most `maxMs`: WebCrypto (PKCE, the
+ * nonce) answers in real time, so each step lets the real clock run a moment too.
+ */
+async function until(check: () => void, maxMs: number) {
+  for (let waited = 0; ; waited += 1000) {
+    try {
+      return check();
+    } catch (err) {
+      if (waited >= maxMs) throw err;
+    }
+    await vi.advanceTimersByTimeAsync(1000);
+    await new Promise((resolve) => realSetTimeout(resolve, 5));
+  }
+}
+
+describe.each([
+  { host: 'worker', sharedWorkers: true },
+  { host: 'in-page', sharedWorkers: false },
+])('in the $host host', ({ sharedWorkers }) => {
+  async function signedIn() {
+    vi.useFakeTimers();
+    h.sharedWorkers = sharedWorkers;
+    h.idp.expiresIn = LIFETIME_S;
+    const tab = await h.signIn();
+    const navigations = h.assign.mock.calls.length;
+    return { tab, navigations, expiresAt: tab.state.expiresAt! };
+  }
+
+  it('renews before expiry in a hidden frame: a fresh prompt=none request, new tokens, the same person, no navigation', async () => {
+    const { tab, navigations, expiresAt } = await signedIn();
+    await vi.advanceTimersByTimeAsync((LIFETIME_S / 2 - 1) * 1000);
+    expect(h.frames).toHaveLength(0);
+    await until(() => expect(tab.state.expiresAt).toBeGreaterThan(expiresAt), 5000);
+    expect(h.frames).toHaveLength(1);
+    const frame = params(h.frames[0]);
+    const signIn = params(tab.authorizeUrl);
+    expect(frame.get('prompt')).toBe('none');
+    for (const name of ['state', 'nonce', 'code_challenge'] as const) expect(frame.get(name)).not.toBe(signIn.get(name));
+    expect(frame.get('redirect_uri')).toBe(APP_URL);
+    expect(tab.state).toMatchObject({ status: 'signed-in', user: { sub: 'alice-sub' }, endsAt: null });
+    expect(h.assign.mock.calls).toHaveLength(navigations);
+    expect(h.idp.tokenRequests('refresh_token')).toHaveLength(0);
+    // auth.fetch sends the new token.
+    await tab.auth.fetch(API_URL);
+    expect(h.idp.to(API_URL).at(-1)!.headers.get('authorization')).toBe(`Bearer ${h.idp.issued.at(-1)!.access_token}`);
+    // Again before the next expiry, and so on.
+    const renewed = tab.state.expiresAt!;
+    await until(() => expect(tab.state.expiresAt).toBeGreaterThan(renewed), (LIFETIME_S / 2 + 5) * 1000);
+    expect(h.frames).toHaveLength(2);
+    expect(tab.state.status).toBe('signed-in');
+  });
+
+  it('framing refused: the session says it ends at expiry, opens no other frame, and ends then', async () => {
+    const { tab, expiresAt } = await signedIn();
+    const failures: string[] = [];
+    tab.auth.on('renew-failed', ({ error }) => failures.push(error.code));
+    h.frameAnswer = 'blocked';
+    await until(() => expect(tab.state.endsAt).toBe(expiresAt), (LIFETIME_S / 2 + 5) * 1000);
+    expect(tab.state.status).toBe('signed-in');
+    expect(failures).toEqual(['frame_refused']);
+    // A page that joins now is told too.
+    if (sharedWorkers) expect((await h.loadAt(APP_URL)).state.endsAt).toBe(expiresAt);
+    await until(() => expect(tab.state.status).toBe('expired'), LIFETIME_S * 1000);
+    expect(h.frames).toHaveLength(1);
+  });
+
+  it('no answer from the frame within the timeout: as refused', async () => {
+    const { tab, expiresAt } = await signedIn();
+    h.frameAnswer = 'none';
+    await vi.advanceTimersByTimeAsync((LIFETIME_S / 2 + 10) * 1000);
+    expect(tab.state.endsAt).toBeNull();
+    // The page gives up the request timeout (15 s) after it opened the frame.
+    await until(() => expect(h.frames).toHaveLength(1), 5000);
+    await until(() => expect(tab.state.endsAt).toBe(expiresAt), 16_000);
+  });
+
+  it('the frame is answered as a top-level callback is checked: another issuer is refused, and nothing is exchanged', async () => {
+    const { tab, expiresAt } = await signedIn();
+    const exchanges = h.idp.tokenRequests().length;
+    h.frameAnswer = (url) => h.idp.approve(url, { iss: 'https://evil.example' });
+    await until(() => expect(tab.state.endsAt).toBe(expiresAt), (LIFETIME_S / 2 + 5) * 1000);
+    expect(h.idp.tokenRequests()).toHaveLength(exchanges);
+  });
+
+  it('answered as another person: the session ends, and what that answer gave is revoked', async () => {
+    const { tab } = await signedIn();
+    h.idp.user = BOB;
+    await until(() => expect(tab.state.status).toBe('expired'), (LIFETIME_S / 2 + 5) * 1000);
+    expect(tab.state.error).toMatchObject({ code: 'session_expired' });
+    expect(h.idp.revoked()).toContain(h.idp.issued.at(-1)!.access_token);
+    expect(tab.state.user).toBeNull();
+  });
+
+  it('a lone reload the browser did not keep restores in a hidden frame, with no navigation', async () => {
+    await signedIn();
+    vi.useRealTimers();
+    await h.closeTabs();
+    h.endWorkers();
+    h.reloaded = true;
+    const navigations = h.assign.mock.calls.length;
+    const tab = await h.loadAt(APP_URL);
+    await vi.waitFor(() => expect(tab.state.status).toBe('signed-in'));
+    expect(tab.state.user?.sub).toBe('alice-sub');
+    expect(h.frames).toHaveLength(1);
+    expect(h.assign.mock.calls).toHaveLength(navigations);
+  });
+
+  it('a restore the provider answers login_required is signed out, quietly, with no navigation', async () => {
+    await signedIn();
+    vi.useRealTimers();
+    await h.closeTabs();
+    h.endWorkers();
+    h.reloaded = true;
+    h.frameAnswer = (url) => h.idp.deny(url, 'login_required');
+    const navigations = h.assign.mock.calls.length;
+    const tab = await h.loadAt(APP_URL);
+    await vi.waitFor(() => expect(tab.state.status).toBe('signed-out'));
+    expect(tab.state.error).toBeNull();
+    expect(h.assign.mock.calls).toHaveLength(navigations);
+  });
+
+  it('a restore where the frame cannot work goes to the provider at top level (prompt=none), as without it', async () => {
+    await signedIn();
+    vi.useRealTimers();
+    await h.closeTabs();
+    h.endWorkers();
+    h.reloaded = true;
+    h.frameAnswer = 'blocked';
+    const navigations = h.assign.mock.calls.length;
+    await h.loadAt(APP_URL);
+    await vi.waitFor(() => expect(h.assign.mock.calls).toHaveLength(navigations + 1));
+    expect(params(h.lastNavigation()).get('prompt')).toBe('none');
+  });
+});
+
+describe('with hiddenFrame off', () => {
+  it('a session without a refresh token opens no frame and ends at expiry', async () => {
+    vi.useFakeTimers();
+    const options = { ...h.options, hiddenFrame: false };
+    h.idp.expiresIn = LIFETIME_S;
+    const tab = await h.signIn({ options });
+    await vi.advanceTimersByTimeAsync((LIFETIME_S + 1) * 1000);
+    expect(tab.state.status).toBe('expired');
+    expect(h.frames).toHaveLength(0);
+  });
+});
+
+describe('the engine takes a frame’s answer only from the page it asked, for the state it sent', () => {
+  const server = {
+    as: { issuer: ACCOUNT_URL, authorization_endpoint: `${ACCOUNT_URL}/authorize` },
+    client: { client_id: 'spa' },
+    redirectUri: APP_URL,
+    scope: 'openid',
+    resources: [],
+    timeoutMs: 1000,
+    network: () => Promise.reject(new TypeError('offline')),
+  } as unknown as Server;
+  const port = () => ({ postMessage: vi.fn(), addEventListener() {}, removeEventListener() {} }) as unknown as PagePort;
+
+  it('ignores another page, and another state; settles on the asked page with its state', async () => {
+    vi.useFakeTimers();
+    const asked = port();
+    const other = port();
+    const frames = createFrames({
+      server,
+      pages: { tell: (page, message) => page.postMessage(message), pick: () => asked },
+      now: Date.now,
+    });
+    const result = frames.authorize({ scope: 'openid' }, undefined, new AbortController().signal).catch((err: unknown) => err);
+    await vi.waitFor(() => expect(asked.postMessage).toHaveBeenCalled());
+    const { state, url } = vi.mocked(asked.postMessage).mock.calls[0][0] as { state: string; url: string };
+    expect(params(url).get('state')).toBe(state);
+    const refused: FrameAnswer = { state, failure: 'blocked' };
+    frames.answered(refused, other);
+    frames.answered({ state: `${state}x`, failure: 'blocked' }, asked);
+    await vi.advanceTimersByTimeAsync(100);
+    let settled = false;
+    void result.then(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(settled).toBe(false);
+    frames.answered(refused, asked);
+    expect(await result).toMatchObject({ code: 'frame_refused', reason: 'blocked' });
+  });
+
+  it('without a page to ask, refuses at once; with no answer, gives up after the timeout and slack', async () => {
+    vi.useFakeTimers();
+    const none = createFrames({ server, pages: { tell: () => {}, pick: () => undefined }, now: Date.now });
+    await expect(none.authorize({ scope: 'openid' }, undefined, new AbortController().signal)).rejects.toMatchObject({
+      code: 'frame_refused',
+    });
+    const tell = vi.fn();
+    const silent = createFrames({ server, pages: { tell, pick: port }, now: Date.now });
+    let answer: unknown;
+    void silent.authorize({ scope: 'openid' }, undefined, new AbortController().signal).catch((err: unknown) => (answer = err));
+    // The request is built in real time (WebCrypto); the clock stands still meanwhile.
+    while (!tell.mock.calls.length) await new Promise((resolve) => realSetTimeout(resolve, 5));
+    await vi.advanceTimersByTimeAsync(1000 + 5000 - 1);
+    expect(answer).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(answer).toMatchObject({ code: 'frame_refused', reason: 'timeout' });
+  });
+});

@@ -1,0 +1,74 @@
+// Renewal and restore without a refresh token: a `prompt=none` authorization (OIDC Core §3.1.2.1) in a
+// hidden frame that one of the engine's pages opens (page/frame.ts). The engine builds the request and
+// keeps its pending record, which never reaches a page or storage; the frame's callback page hands its
+// response back through that page (`framed`), and here it is checked exactly as a top-level callback's
+// (its size, then state, iss and error: steps.ts) before its code is exchanged, once. One frame at a time.
+import type { FrameAnswer } from '../host/messages';
+import { authorizationRequest } from '../protocol/authorize';
+import { checkShape } from '../protocol/callback';
+import { AuthError } from '../protocol/errors';
+import { completeSignIn, type Claims, type Proof, type Server, type TokenSet } from '../protocol/steps';
+import type { PagePort, Pages } from './pages';
+
+export interface FrameParts<C extends Claims> {
+  server: Server;
+  pages: Pick<Pages<C>, 'tell' | 'pick'>;
+  now(): number;
+}
+
+/** What a frame's authorization asks for: the session's scope, and what step-ups added for each API. */
+export interface FrameAsk {
+  scope: string;
+  apis?: Record<string, string>;
+}
+
+/** The page gives up on its frame after the request timeout (page/frame.ts); this covers a page gone meanwhile. */
+const ANSWER_SLACK_MS = 5_000;
+
+/** The engine's hidden-frame authorizations; see the file's head. */
+export function createFrames<C extends Claims>({ server, pages, now }: FrameParts<C>) {
+  let waiting: { page: PagePort; state: string; settle(answer: FrameAnswer): void } | undefined;
+  let turn: Promise<unknown> = Promise.resolve();
+
+  /** Has `page` open `url` in a hidden frame; resolves with the response its callback page handed over. */
+  function open(page: PagePort, url: string, state: string): Promise<URLSearchParams> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => settle({ state, failure: 'timeout' }), server.timeoutMs + ANSWER_SLACK_MS);
+      function settle(answer: FrameAnswer) {
+        clearTimeout(timer);
+        waiting = undefined;
+        if ('response' in answer) resolve(new URLSearchParams(answer.response));
+        else reject(new AuthError('frame_refused', { reason: answer.failure }));
+      }
+      waiting = { page, state, settle };
+      pages.tell(page, { notice: 'frame', url, state });
+    });
+  }
+
+  async function authorize(ask: FrameAsk, dpop: Proof, signal: AbortSignal, page: PagePort | undefined) {
+    if (!page) throw new AuthError('frame_refused', { reason: 'no page' });
+    const stepUp = ask.scope === server.scope && !ask.apis ? undefined : { scope: ask.scope, apis: ask.apis };
+    const { url, pending } = await authorizationRequest(server, { returnTo: '/', prompt: 'none', stepUp, now: now() });
+    const params = await open(page, url, pending.state);
+    checkShape({ params, inFragment: false });
+    return completeSignIn<C>(server, dpop, { params }, pending, now(), signal);
+  }
+
+  return {
+    /**
+     * A prompt=none authorization in a hidden frame of `page` (default: the page that spoke last), after
+     * any under way: the new tokens and the claims, or an AuthError (`frame_refused`, `login_required`, …).
+     */
+    authorize(ask: FrameAsk, dpop: Proof, signal: AbortSignal, page = pages.pick()): Promise<{ tokens: TokenSet; user: C }> {
+      const run = turn.then(() => authorize(ask, dpop, signal, page));
+      turn = run.catch(() => {});
+      return run;
+    },
+    /** A page's `framed`: settles the frame that page was asked to open with that `state`; anything else is ignored. */
+    answered(answer: FrameAnswer, from: PagePort) {
+      if (waiting?.page === from && waiting.state === answer.state) waiting.settle(answer);
+    },
+  };
+}
+
+export type Frames<C extends Claims> = ReturnType<typeof createFrames<C>>;
