@@ -35,6 +35,19 @@ export function connectOrigins(config) {
 }
 
 /**
+ * The hidden frame (the auth module's `hiddenFrame`, on unless config.json turns it off) loads the
+ * authorization endpoint on accountUrl in a frame, which comes back to the app's own callback page in
+ * that frame: `frame-src` lets the one, `frame-ancestors 'self'` the other, and no other origin may
+ * frame the app. Off, nothing frames and nothing is framed.
+ * @param {Record<string, unknown>} config
+ */
+function frameDirectives(config) {
+  const account = originsOf([config.accountUrl]);
+  if (config.hiddenFrame === false || account.length === 0) return ["frame-src 'none'", "frame-ancestors 'none'"];
+  return [`frame-src ${account[0]}`, "frame-ancestors 'self'"];
+}
+
+/**
  * `Link: rel=preconnect` for the token endpoint's origin (accountUrl) and userinfo's (authUrl), so the
  * callback page opens those connections while it loads instead of after config.json and the token
  * response. `crossorigin`: the app's fetches carry no cookies, and Chromium keeps such requests on
@@ -102,7 +115,7 @@ export function securityHeaders(config, { dev = false, appOrigin, hsts } = {}) {
     // No form of the app goes anywhere: sign-out leaves for the provider by location.replace (a GET),
     // which form-action does not govern.
     "form-action 'none'",
-    "frame-ancestors 'none'",
+    ...frameDirectives(config),
   ].join('; ');
   const link = preconnectLink(config);
   const transport = strictTransportSecurity(appOrigin, hsts);

@@ -26,6 +26,8 @@
  *   (both or neither): whole milliseconds, 0 < idleWarnMs < idleTimeoutMs <= 24 h.
  * @property {number} [keepSessionMs] How long the session outlives the app's last open page: whole milliseconds
  *   from 0 to 24 h; the auth module's default (two minutes) without it.
+ * @property {boolean} hiddenFrame Renew a session without a refresh token, and restore a lone reload, with a
+ *   prompt=none authorization in a hidden frame (default true); the CSP then lets the app frame accountUrl.
  */
 
 /**
@@ -317,6 +319,7 @@ export function parseConfig(raw, appUrl) {
     dpop: read('dpop', isBoolean, false),
     idle: timeoutMs ? { timeoutMs, warnMs: /** @type {number} */ (warnMs) } : undefined,
     keepSessionMs: read('keepSessionMs', isKeepMs, undefined),
+    hiddenFrame: read('hiddenFrame', isBoolean, true),
   };
 }
 

@@ -37,6 +37,7 @@ describe('defaults', () => {
       endSessionUrl: undefined,
       revocationUrl: undefined,
       dpop: false,
+      hiddenFrame: true,
     });
     expect(DEFAULT_SCOPE).toBe('openid profile email service.api');
   });
@@ -194,6 +195,8 @@ describe('malformed values name their key', () => {
     ['dpop', 'true'],
     ['dpop', 1],
     ['dpop', null],
+    ['hiddenFrame', 'false'],
+    ['hiddenFrame', 0],
     ['idleTimeoutMs', 0],
     ['idleTimeoutMs', -600_000],
     ['idleTimeoutMs', 86_400_001],

@@ -1,6 +1,6 @@
 // #/notes: the demo API's notes beside apiUrl, with the test kit, as App.svelte hands the view its context.
 import '@testing-library/svelte/vitest';
-import { fireEvent, screen, within } from '@testing-library/svelte';
+import { cleanup, fireEvent, screen, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { AuthError } from '../lib/auth';
@@ -534,5 +534,55 @@ describe('a draft ends with its session', () => {
     expect(posts(api)).toHaveLength(0);
     expect(sessionStorage.getItem('notes:draft')).toBeNull();
     expect(screen.getByLabelText<HTMLInputElement>('Title').value).toBe('');
+  });
+});
+
+describe('what the person is typing', () => {
+  const typed = () => JSON.parse(sessionStorage.getItem('notes:typing') ?? 'null');
+  const typeNote = async () => {
+    await fireEvent.input(screen.getByLabelText('Title'), { target: { value: 'Plan' } });
+    await fireEvent.input(screen.getByLabelText('Text'), { target: { value: 'Tea at four' } });
+  };
+
+  it('is kept as it is typed, and is back in the form, unsent, when the page comes back (Stay signed in)', async () => {
+    renderNotes();
+    await screen.findByRole('button', { name: 'Welcome' });
+    await typeNote();
+    expect(typed()).toEqual(PLAN);
+    // The page leaves for the identity service and comes back: a new view of the same tab.
+    cleanup();
+    const { api } = renderNotes();
+    await screen.findByRole('button', { name: 'Welcome' });
+    await tick();
+    expect(screen.getByLabelText<HTMLInputElement>('Title').value).toBe('Plan');
+    expect(screen.getByLabelText<HTMLTextAreaElement>('Text').value).toBe('Tea at four');
+    expect(posts(api)).toHaveLength(0);
+    // Kept again, for the next trip.
+    expect(typed()).toEqual(PLAN);
+  });
+
+  it('leaves storage once the note is saved, and when the session is signed out', async () => {
+    const { auth } = renderNotes();
+    await screen.findByRole('button', { name: 'Welcome' });
+    await addNote('Plan', 'Tea at four');
+    await screen.findByRole('button', { name: 'Plan' });
+    expect(typed()).toBeNull();
+    await typeNote();
+    expect(typed()).toEqual(PLAN);
+    auth.signOut();
+    await tick();
+    expect(typed()).toBeNull();
+  });
+
+  it("another person's (an account switch at the identity service) is dropped, never shown", async () => {
+    sessionStorage.setItem(
+      'notes:typing',
+      JSON.stringify({ id: crypto.randomUUID(), sub: 'bob', at: Date.now(), fields: { title: 'Bob', body: 'secret' } }),
+    );
+    renderNotes();
+    await screen.findByRole('button', { name: 'Welcome' });
+    await tick();
+    expect(screen.getByLabelText<HTMLInputElement>('Title').value).toBe('');
+    expect(typed()).toBeNull();
   });
 });
