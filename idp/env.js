@@ -18,16 +18,20 @@ export function optionsFromEnv(env = process.env) {
     refreshTokenTtl: integer(env, 'IDP_REFRESH_TOKEN_TTL', 86400, 1),
     dpopNonce: flag(env, 'IDP_DPOP_NONCE'),
     sensitiveMaxAge: integer(env, 'IDP_SENSITIVE_MAX_AGE', 60, 1),
+    refreshTokens: flag(env, 'IDP_REFRESH_TOKENS', true),
+    allowFraming: flag(env, 'IDP_ALLOW_FRAMING', true),
   };
 }
 
 /**
  * @param {NodeJS.ProcessEnv} env
  * @param {string} name
+ * @param {boolean} [fallback] when the variable is unset or empty
  */
-function flag(env, name) {
+function flag(env, name, fallback = false) {
   const raw = env[name]?.trim() ?? '';
-  if (raw === '' || raw === '0') return false;
+  if (raw === '') return fallback;
+  if (raw === '0') return false;
   if (raw === '1') return true;
   throw new Error(`${name} must be 1 or 0, got "${raw}"`);
 }

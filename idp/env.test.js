@@ -16,4 +16,17 @@ describe('optionsFromEnv', () => {
     expect(optionsFromEnv({ IDP_SENSITIVE_MAX_AGE: '5' }).sensitiveMaxAge).toBe(5);
     expect(() => optionsFromEnv({ IDP_SENSITIVE_MAX_AGE: '0' })).toThrow('IDP_SENSITIVE_MAX_AGE must be an integer from 1');
   });
+
+  test('IDP_REFRESH_TOKENS=0 and IDP_ALLOW_FRAMING=0 switch refresh tokens and framing off; default on', () => {
+    expect(optionsFromEnv({})).toMatchObject({ refreshTokens: true, allowFraming: true });
+    expect(optionsFromEnv({ IDP_REFRESH_TOKENS: '0', IDP_ALLOW_FRAMING: '1' })).toMatchObject({
+      refreshTokens: false,
+      allowFraming: true,
+    });
+    expect(optionsFromEnv({ IDP_REFRESH_TOKENS: '1', IDP_ALLOW_FRAMING: ' 0 ' })).toMatchObject({
+      refreshTokens: true,
+      allowFraming: false,
+    });
+    expect(() => optionsFromEnv({ IDP_ALLOW_FRAMING: 'no' })).toThrow('IDP_ALLOW_FRAMING must be 1 or 0, got "no"');
+  });
 });

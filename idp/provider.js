@@ -70,6 +70,9 @@ export function originsOf(uris) {
  *   sign-out confirmation is shown, on a page of its own
  * @property {boolean} [logoutPromptAtEndSession] show the confirmation as the answer to the end-session
  *   request itself, as a stock oidc-provider does, instead of redirecting to its own page
+ * @property {boolean} [refreshTokens] default true; false registers the client without the refresh_token grant
+ * @property {Set<string>} [corsOrigins] origins the token, userinfo and revocation endpoints answer CORS for;
+ *   default the origins of redirectUris
  */
 
 /** @param {ProviderOptions} options */
@@ -88,9 +91,10 @@ export async function createProvider(options) {
     users,
     logoutPrompts,
     logoutPromptAtEndSession = false,
+    refreshTokens = true,
+    corsOrigins = originsOf(redirectUris),
   } = options;
-  const appOrigins = originsOf(redirectUris);
-  const csp = pageCsp(appOrigins);
+  const csp = pageCsp(originsOf(redirectUris));
 
   const provider = new Provider(issuer, {
     adapter: createMemoryAdapter(),
@@ -101,7 +105,7 @@ export async function createProvider(options) {
         application_type: 'web',
         // A browser app cannot keep a secret: public client, PKCE protects the code.
         token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code', 'refresh_token'],
+        grant_types: refreshTokens ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
         response_types: ['code'],
         redirect_uris: redirectUris,
         post_logout_redirect_uris: postLogoutRedirectUris,
@@ -197,11 +201,13 @@ export async function createProvider(options) {
       const source = ctx?.oidc?.entities.AuthorizationCode ?? ctx?.oidc?.entities.RefreshToken;
       return typeof source?.authTime === 'number' ? { auth_time: source.authTime } : undefined;
     },
-    // Refresh tokens for every code grant of the app (no offline_access needed),
-    // rotated on every use; reuse of a rotated one revokes the whole grant.
+    // Refresh tokens for every code grant of the app (no offline_access needed) unless the client
+    // lacks the grant (refreshTokens: false), rotated on every use; reuse of a rotated one revokes
+    // the whole grant.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
-    clientBasedCORS: (_ctx, origin, client) => originsOf(client.redirectUris ?? []).has(origin),
+    // One client, so the origins it may call from are the provider's: the app's, unless a test says otherwise.
+    clientBasedCORS: (_ctx, origin) => corsOrigins.has(origin),
     ttl: {
       AccessToken: accessTokenTtl,
       AuthorizationCode: 60,
@@ -245,12 +251,12 @@ export async function createProvider(options) {
 
     // oidc-provider answers every CORS preflight (it cannot know the client
     // yet) and only checks the origin on the real request. Refuse preflights
-    // from origins that are not the app's, so no other site even gets that far.
+    // from origins that are not the app's (corsOrigins), so no other site even gets that far.
     const origin = ctx.get('Origin');
     if (
       ctx.method === 'OPTIONS' &&
       origin &&
-      !appOrigins.has(origin) &&
+      !corsOrigins.has(origin) &&
       [ROUTES.token, ROUTES.userinfo, ROUTES.revocation].includes(ctx.path)
     ) {
       ctx.status = 403;

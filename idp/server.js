@@ -8,6 +8,7 @@ import { createApiHandler } from './api.js';
 import { closeServer, listen, pathOf, sendJson, sendNotFound } from './http.js';
 import { createInteractionHandler } from './interactions.js';
 import { createLogoutPrompts, LOGOUT_PAGE_PATH } from './logout.js';
+import { endSessionByPostOnly, refuseFraming } from './misconfigured.js';
 import { pageCsp } from './pages.js';
 import { API_SCOPES, createProvider, originsOf, ROUTES } from './provider.js';
 import { createUserDirectory } from './users.js';
@@ -36,6 +37,15 @@ export const DEFAULT_REDIRECT_URIS = Object.freeze([
  * @property {import('./users.js').DemoUser[]} [extraUsers] accounts besides the demo users, e.g. a test's unusual names
  * @property {boolean} [logoutPromptAtEndSession] default false: the sign-out confirmation is the answer to the
  *   end-session request itself, as with a stock oidc-provider, instead of a page of its own the request redirects to
+ * @property {boolean} [refreshTokens] default true; false registers the client without the refresh_token grant, so
+ *   none is ever issued (as a stock oidc-provider does for a public client)
+ * @property {boolean} [allowFraming] default true; false answers an authorization request sent as a frame would
+ *   send it (Sec-Fetch-Dest: iframe) with a page that forbids framing, as providers that refuse framing do
+ * @property {string[]} [corsOrigins] origins the token, userinfo and revocation endpoints answer CORS for;
+ *   default the origins of redirectUris
+ * @property {boolean} [endSessionGet] default true; false refuses a GET at the end-session endpoint with 405 and
+ *   takes the same parameters by POST, as POST-only providers do
+ * @property {string} [issuer] the issuer the provider announces and signs with; default accountUrl
  * @property {boolean} [quiet] do not print the banner
  */
 
@@ -45,7 +55,7 @@ export const DEFAULT_REDIRECT_URIS = Object.freeze([
  * @property {string} authUrl http://127.0.0.1:PORT (userinfo)
  * @property {string} apiUrl http://127.0.0.1:PORT (/api/greeting, /api/notes, /api/sensitive); also the
  *   API's resource indicator (RFC 8707) and the audience of its tokens
- * @property {string} issuer same as accountUrl
+ * @property {string} issuer accountUrl unless the `issuer` option says otherwise
  * @property {string} clientId
  * @property {{ username: string, password: string, name: string, email: string }[]} users
  * @property {() => Promise<void>} close
@@ -70,6 +80,11 @@ export async function startIdp(options = {}) {
     sensitiveMaxAge = 60,
     extraUsers = [],
     logoutPromptAtEndSession = false,
+    refreshTokens = true,
+    allowFraming = true,
+    corsOrigins = [...originsOf(redirectUris)],
+    endSessionGet = true,
+    issuer,
     quiet = false,
   } = options;
   // accountUrl says "localhost", which always reaches 127.0.0.1.
@@ -87,6 +102,14 @@ export async function startIdp(options = {}) {
   if (!Array.isArray(postLogoutRedirectUris) || !postLogoutRedirectUris.every((uri) => URL.canParse(uri))) {
     throw new TypeError('startIdp: postLogoutRedirectUris must be a list of absolute URLs');
   }
+  for (const [name, value] of Object.entries({ refreshTokens, allowFraming, endSessionGet })) {
+    if (typeof value !== 'boolean') throw new TypeError(`startIdp: ${name} must be a boolean`);
+  }
+  // An origin as browsers send it in the Origin header: anything more would never match.
+  if (!Array.isArray(corsOrigins) || !corsOrigins.every((origin) => URL.parse(origin)?.origin === origin)) {
+    throw new TypeError('startIdp: corsOrigins must be a list of bare origins like http://localhost:5173');
+  }
+  if (issuer !== undefined && !URL.canParse(issuer)) throw new TypeError('startIdp: issuer must be an absolute URL');
   const directory = createUserDirectory(extraUsers);
 
   // Ephemeral ports are only known after listening, and the issuer contains the
@@ -123,7 +146,7 @@ export async function startIdp(options = {}) {
   let provider;
   try {
     provider = await createProvider({
-      issuer: accountUrl,
+      issuer: issuer ?? accountUrl,
       authUrl,
       apiUrl,
       clientId,
@@ -136,6 +159,8 @@ export async function startIdp(options = {}) {
       users: directory,
       logoutPrompts,
       logoutPromptAtEndSession,
+      refreshTokens,
+      corsOrigins: new Set(corsOrigins),
     });
   } catch (error) {
     await close();
@@ -150,6 +175,10 @@ export async function startIdp(options = {}) {
     if (path === ROUTES.userinfo) return sendNotFound(res);
     if (path.startsWith('/interaction/')) return interactions(req, res, path);
     if (path.startsWith(LOGOUT_PAGE_PATH)) return logoutPrompts.handle(req, res, path);
+    if (!allowFraming && path === ROUTES.authorization && req.headers['sec-fetch-dest'] === 'iframe') {
+      return refuseFraming(res, pageCsp(originsOf(redirectUris)));
+    }
+    if (!endSessionGet && path === ROUTES.end_session) return endSessionByPostOnly(req, res, callback);
     return callback(req, res);
   };
   handlers.auth = (req, res) => (pathOf(req.url) === ROUTES.userinfo ? callback(req, res) : sendNotFound(res));
@@ -162,17 +191,31 @@ export async function startIdp(options = {}) {
   });
 
   const users = directory.users.map(({ username, password, name, email }) => ({ username, password, name, email }));
-  if (!quiet) printBanner({ accountUrl, authUrl, apiUrl, clientId, redirectUris, users, dpopNonce, sensitiveMaxAge });
+  if (!quiet) {
+    printBanner({
+      accountUrl,
+      authUrl,
+      apiUrl,
+      clientId,
+      redirectUris,
+      users,
+      dpopNonce,
+      sensitiveMaxAge,
+      refreshTokens,
+      allowFraming,
+    });
+  }
 
-  return { accountUrl, authUrl, apiUrl, issuer: accountUrl, clientId, users, close };
+  return { accountUrl, authUrl, apiUrl, issuer: issuer ?? accountUrl, clientId, users, close };
 }
 
 /**
  * @param {{ accountUrl: string, authUrl: string, apiUrl: string, clientId: string,
  *   redirectUris: string[], users: { username: string, password: string }[], dpopNonce: boolean,
- *   sensitiveMaxAge: number }} info
+ *   sensitiveMaxAge: number, refreshTokens: boolean, allowFraming: boolean }} info
  */
-function printBanner({ accountUrl, authUrl, apiUrl, clientId, redirectUris, users, dpopNonce, sensitiveMaxAge }) {
+function printBanner(info) {
+  const { accountUrl, authUrl, apiUrl, clientId, redirectUris, users, dpopNonce, sensitiveMaxAge } = info;
   console.log(
     [
       'Local identity provider (development only) is running:',
@@ -181,6 +224,8 @@ function printBanner({ accountUrl, authUrl, apiUrl, clientId, redirectUris, user
       `  demo API          ${apiUrl}/api/greeting, ${apiUrl}/api/notes, ${apiUrl}/api/sensitive (login at most ${sensitiveMaxAge}s old)`,
       `  API resource      ${apiUrl}  (scopes ${API_SCOPES.join(', ')})`,
       `  DPoP nonces       ${dpopNonce ? 'required' : 'off'}`,
+      `  refresh tokens    ${info.refreshTokens ? 'issued' : 'off (the client lacks the grant)'}`,
+      `  framing           ${info.allowFraming ? 'allowed' : 'refused (a framed authorization request gets X-Frame-Options: DENY)'}`,
       `  client            ${clientId} -> ${redirectUris.join(', ')}`,
       `  demo users        ${users.map((u) => `${u.username} / ${u.password}`).join(',  ')}`,
     ].join('\n'),
