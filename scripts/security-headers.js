@@ -37,14 +37,15 @@ export function connectOrigins(config) {
 /**
  * The hidden frame (the auth module's `hiddenFrame`, on unless config.json turns it off) loads the
  * authorization endpoint on accountUrl in a frame, which comes back to the app's own callback page in
- * that frame: `frame-src` lets the one, `frame-ancestors 'self'` the other, and no other origin may
- * frame the app. Off, nothing frames and nothing is framed.
+ * that frame: `frame-src` lets the one and the redirect back to 'self' (the frame's every hop is checked),
+ * `frame-ancestors 'self'` the other, and no other origin may frame the app. Off, nothing frames and
+ * nothing is framed.
  * @param {Record<string, unknown>} config
  */
 function frameDirectives(config) {
   const account = originsOf([config.accountUrl]);
   if (config.hiddenFrame === false || account.length === 0) return ["frame-src 'none'", "frame-ancestors 'none'"];
-  return [`frame-src ${account[0]}`, "frame-ancestors 'self'"];
+  return [`frame-src 'self' ${account[0]}`, "frame-ancestors 'self'"];
 }
 
 /**

@@ -39,13 +39,13 @@ describe('securityHeaders', () => {
       "default-src 'none'; script-src 'self'; worker-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
         "connect-src 'self' https://account.example.com https://auth.example.com:8443 https://api.example.com; " +
         "manifest-src 'self'; base-uri 'none'; object-src 'none'; form-action 'none'; " +
-        "frame-src https://account.example.com; frame-ancestors 'self'",
+        "frame-src 'self' https://account.example.com; frame-ancestors 'self'",
     );
   });
 
   it("frames only the identity service's authorization origin, and lets only the app frame itself (the hidden frame)", () => {
     const csp = (more) => securityHeaders({ ...config, ...more })['Content-Security-Policy'];
-    expect(csp({ hiddenFrame: true })).toMatch(/; frame-src https:\/\/account\.example\.com; frame-ancestors 'self'$/);
+    expect(csp({ hiddenFrame: true })).toMatch(/; frame-src 'self' https:\/\/account\.example\.com; frame-ancestors 'self'$/);
     // Turned off: nothing frames, nothing is framed.
     expect(csp({ hiddenFrame: false })).toMatch(/; frame-src 'none'; frame-ancestors 'none'$/);
     // No account origin to name (a broken file): the strictest.

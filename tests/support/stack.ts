@@ -34,6 +34,10 @@ export interface IdpOptions {
    * instead of a page of its own that the request redirects to.
    */
   logoutPromptAtEndSession?: boolean;
+  /** False: the client lacks the refresh_token grant, and no refresh token is issued (a stock oidc-provider's public client). */
+  refreshTokens?: boolean;
+  /** False: an authorization request sent as a frame (Sec-Fetch-Dest: iframe) gets a page that forbids framing. */
+  allowFraming?: boolean;
 }
 
 export interface Stack {
