@@ -47,6 +47,8 @@ export function commandHandlers<C extends Claims>(core: SessionCore<C>): Handler
   return {
     async join() {
       await ready();
+      // A page is back: a renewal that waited for one (a hidden frame needs a page) is made now.
+      vault.checkDue();
       const allowed = [server.as.userinfo_endpoint!, ...(options.apiOrigins ?? []), ...Object.keys(options.apis ?? {})];
       return { session: pages.snapshot(), idle: idle?.state() ?? { warning: false }, allowed, scope: server.scope };
     },

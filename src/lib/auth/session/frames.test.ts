@@ -114,6 +114,17 @@ describe.each([
     expect(tab.state.user).toBeNull();
   });
 
+  it('the network failing under the exchange: offline, tried again, and renewed once it is back; no end announced', async () => {
+    const { tab, expiresAt } = await signedIn();
+    h.idp.token = () => Promise.reject(new TypeError('Failed to fetch'));
+    await until(() => expect(tab.state.offline).toBe(true), (LIFETIME_S / 2 + 5) * 1000);
+    expect(tab.state.endsAt).toBeNull();
+    h.idp.token = undefined;
+    await until(() => expect(tab.state.expiresAt).toBeGreaterThan(expiresAt), 10_000);
+    expect(tab.state).toMatchObject({ status: 'signed-in', offline: false, endsAt: null });
+    expect(h.frames.length).toBeGreaterThanOrEqual(2);
+  });
+
   it('a lone reload the browser did not keep restores in a hidden frame, with no navigation', async () => {
     await signedIn();
     vi.useRealTimers();
@@ -153,6 +164,24 @@ describe.each([
     await h.loadAt(APP_URL);
     await vi.waitFor(() => expect(h.assign.mock.calls).toHaveLength(navigations + 1));
     expect(params(h.lastNavigation()).get('prompt')).toBe('none');
+  });
+});
+
+describe('a frame due while no page is open (the worker keeps the session after the last)', () => {
+  it('waits for a page: the next page that joins renews in its frame, before expiry', async () => {
+    vi.useFakeTimers();
+    h.idp.expiresIn = LIFETIME_S;
+    const first = await h.signIn();
+    const expiresAt = first.state.expiresAt!;
+    await h.close(first);
+    await until(() => expect(h.workers.size).toBe(1), 0);
+    // Past the renewal's moment, still before expiry: no page, no frame.
+    await vi.advanceTimersByTimeAsync((LIFETIME_S / 2 + 5) * 1000);
+    expect(h.frames).toHaveLength(0);
+    const back = await h.loadAt(APP_URL);
+    await until(() => expect(back.state.expiresAt).toBeGreaterThan(expiresAt), 5000);
+    expect(h.frames).toHaveLength(1);
+    expect(back.state.endsAt).toBeNull();
   });
 });
 

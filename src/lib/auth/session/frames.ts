@@ -9,6 +9,7 @@ import { checkShape } from '../protocol/callback';
 import { AuthError } from '../protocol/errors';
 import { completeSignIn, type Claims, type Proof, type Server, type TokenSet } from '../protocol/steps';
 import type { PagePort, Pages } from './pages';
+import { NO_PAGE } from './renewal';
 
 export interface FrameParts<C extends Claims> {
   server: Server;
@@ -46,7 +47,7 @@ export function createFrames<C extends Claims>({ server, pages, now }: FramePart
   }
 
   async function authorize(ask: FrameAsk, dpop: Proof, signal: AbortSignal, page: PagePort | undefined) {
-    if (!page) throw new AuthError('frame_refused', { reason: 'no page' });
+    if (!page) throw new AuthError('frame_refused', { reason: NO_PAGE });
     const stepUp = ask.scope === server.scope && !ask.apis ? undefined : { scope: ask.scope, apis: ask.apis };
     const { url, pending } = await authorizationRequest(server, { returnTo: '/', prompt: 'none', stepUp, now: now() });
     const params = await open(page, url, pending.state);

@@ -8,7 +8,7 @@ import { useAuthHarness, type Tab } from '../__fixtures__/harness';
 import { API_URL, APP_URL, cutOff, idTokenClaims, json, setPageUrl, unsignedIdToken } from '../__fixtures__/fake-idp';
 import { AuthError } from '../protocol/errors';
 import type { ResourceParams, TokenSet } from '../protocol/steps';
-import { classify } from './tokens';
+import { classify } from './renewal';
 import { createVault, type Grant, type VaultParts } from './tokens';
 
 let now: number;
