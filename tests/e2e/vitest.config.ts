@@ -11,9 +11,10 @@ export default defineConfig({
     // Browser flows include real redirects and token lifetimes of a few seconds.
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Each file runs its own browser, app server and provider: two files side by side, as most of a
-    // file's time is spent waiting on token lifetimes, redirects and the network, not on a CPU.
+    // Each file runs its own browser, app server and provider: three files side by side, as most of a
+    // file's time is spent waiting on token lifetimes, redirects and the network, not on a CPU (in CI the
+    // whole run keeps about one of the two CPUs busy).
     fileParallelism: true,
-    maxWorkers: 2,
+    maxWorkers: 3,
   },
 });
