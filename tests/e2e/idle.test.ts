@@ -68,6 +68,7 @@ describe('idle sign-out', () => {
     // press until then (input no longer counts while it warns), so Playwright's own check of what the
     // press hits passes without `force`. A key pressed elsewhere meanwhile keeps nothing.
     await second.keyboard.press('Shift');
+    expect(await dialog(second).isVisible()).toBe(true);
     await stay(second).click();
     for (const tab of tabs) await dialog(tab).waitFor({ state: 'hidden' });
     for (const tab of tabs) await readClaims(tab);
