@@ -49,6 +49,15 @@ describe.each([
     return { tab, navigations, expiresAt: tab.state.expiresAt! };
   }
 
+  /** Alice was signed in; her only tab reloads, and the browser did not keep the worker (no extended lifetime). */
+  async function aloneAfterReload() {
+    await signedIn();
+    vi.useRealTimers();
+    await h.closeTabs();
+    h.endWorkers();
+    h.reloaded = true;
+  }
+
   it('renews before expiry in a hidden frame: a fresh prompt=none request, new tokens, the same person, no navigation', async () => {
     const { tab, navigations, expiresAt } = await signedIn();
     await vi.advanceTimersByTimeAsync((LIFETIME_S / 2 - 1) * 1000);
@@ -126,11 +135,7 @@ describe.each([
   });
 
   it('a lone reload the browser did not keep restores in a hidden frame, with no navigation', async () => {
-    await signedIn();
-    vi.useRealTimers();
-    await h.closeTabs();
-    h.endWorkers();
-    h.reloaded = true;
+    await aloneAfterReload();
     const navigations = h.assign.mock.calls.length;
     const tab = await h.loadAt(APP_URL);
     await vi.waitFor(() => expect(tab.state.status).toBe('signed-in'));
@@ -140,11 +145,7 @@ describe.each([
   });
 
   it('a restore the provider answers login_required is signed out, quietly, with no navigation', async () => {
-    await signedIn();
-    vi.useRealTimers();
-    await h.closeTabs();
-    h.endWorkers();
-    h.reloaded = true;
+    await aloneAfterReload();
     h.frameAnswer = (url) => h.idp.deny(url, 'login_required');
     const navigations = h.assign.mock.calls.length;
     const tab = await h.loadAt(APP_URL);
@@ -154,11 +155,7 @@ describe.each([
   });
 
   it('a restore where the frame cannot work goes to the provider at top level (prompt=none), as without it', async () => {
-    await signedIn();
-    vi.useRealTimers();
-    await h.closeTabs();
-    h.endWorkers();
-    h.reloaded = true;
+    await aloneAfterReload();
     h.frameAnswer = 'blocked';
     const navigations = h.assign.mock.calls.length;
     await h.loadAt(APP_URL);
