@@ -5,14 +5,15 @@ export default {
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],
   mutate: [
-    'src/lib/auth/session/{engine,commands,pages,idle}.ts',
+    'src/lib/auth/session/*.ts',
+    '!src/lib/auth/session/*.test.ts',
     'src/lib/auth/host/*.ts',
     '!src/lib/auth/host/*.test.ts',
     // The worker's script only calls serveWorker with the browser's globals: nothing a unit test can run.
     '!src/lib/auth/host/worker.ts',
   ],
   // The modules' own tests, not the whole suite: a mutant must be caught where its code is tested.
-  testFiles: ['src/lib/auth/session/{engine,commands,pages,idle}.test.ts', 'src/lib/auth/host/*.test.ts'],
+  testFiles: ['src/lib/auth/session/*.test.ts', 'src/lib/auth/host/*.test.ts'],
   vitest: { related: false },
   coverageAnalysis: 'perTest',
   // The machine's two CPUs are shared; one test run per CPU.

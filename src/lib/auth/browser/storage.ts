@@ -36,6 +36,9 @@ export interface AppNames {
   key(name: string): string;
 }
 
+/** How every app's hidden frame is named (AppNames.frame): a page in any of them is no page of its own. */
+export const FRAME_PREFIX = 'auth frame ';
+
 /** The shared names of the app with this issuer and client id. */
 export function appNames(issuer: string, clientId: string): AppNames {
   // JSON keeps the two apart whatever characters they hold.
@@ -44,7 +47,7 @@ export function appNames(issuer: string, clientId: string): AppNames {
     app,
     channel: `auth ${app}`,
     lock: `auth page ${app} `,
-    frame: `auth frame ${app}`,
+    frame: FRAME_PREFIX + app,
     key: (name) => `auth:${name} ${app}`,
   };
 }

@@ -3,7 +3,7 @@
 // nothing came; and the callback page inside such a frame hands its response to the page that framed
 // it, and does nothing else. One frame at a time in the whole browser, by a Web Lock.
 import type { Browser } from '../browser/browser';
-import type { AppNames } from '../browser/storage';
+import { FRAME_PREFIX, type AppNames } from '../browser/storage';
 import type { FrameAnswer } from '../host/messages';
 import { forEngine, takeCallbackResponse } from '../protocol/callback';
 
@@ -52,12 +52,14 @@ export async function runFrame(
 }
 
 /**
- * In a frame of ours (`names.frame`) at the redirect URI: posts the response to the page that framed
- * this one (its free text cut, as a top-level callback's) and returns true; this page does nothing
- * more. False in any other page.
+ * In this app's hidden frame (`names.frame`) at the redirect URI: posts the response to the page that
+ * framed this one (its free text cut, as a top-level callback's). True in any app's hidden frame: this
+ * page does nothing more (another instance's frame is that instance's alone); false in any other page.
  */
 export function handOver(browser: Browser, names: AppNames, redirectUri: string): boolean {
-  if (browser.frameName() !== names.frame) return false;
+  const name = browser.frameName();
+  if (!name?.startsWith(FRAME_PREFIX)) return false;
+  if (name !== names.frame) return true;
   const callback = takeCallbackResponse(browser, redirectUri);
   const state = callback?.params.get('state');
   if (callback && state) browser.toParent({ state, response: forEngine(callback) } satisfies Handover);

@@ -4,7 +4,10 @@
 // Observed at the edges: the frames the pages opened, the requests the provider saw, the page's store.
 import { describe, expect, it, vi } from 'vitest';
 import { useAuthHarness } from '../__fixtures__/harness';
-import { ACCOUNT_URL, API_URL, APP_URL, BOB, REVOCATION_URL } from '../__fixtures__/fake-idp';
+import { ACCOUNT_URL, API_URL, APP_URL, BOB, NAMES, REVOCATION_URL, setPageUrl } from '../__fixtures__/fake-idp';
+import { assembleAuth } from '../auth';
+import type { Browser } from '../browser/browser';
+import { FRAME_PREFIX } from '../browser/storage';
 import type { FrameAnswer } from '../host/messages';
 import { createFrames } from './frames';
 import type { PagePort } from './pages';
@@ -247,5 +250,43 @@ describe('the engine takes a frame’s answer only from the page it asked, for t
     expect(answer).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1);
     expect(answer).toMatchObject({ code: 'frame_refused', reason: 'timeout' });
+  });
+});
+
+describe('a page loading in a hidden frame', () => {
+  const CALLBACK = new URLSearchParams({ code: 'c-1', state: 's-1', error_description: 'x'.repeat(5000) });
+
+  function framedPage(name: string) {
+    setPageUrl(`${APP_URL}?${CALLBACK}`);
+    const toParent = vi.fn();
+    const page: Browser = { ...h.port(), frameName: () => name, toParent };
+    const auth = assembleAuth(h.options, { browser: () => page, network: (request) => h.idp.fetch(request) });
+    return { auth, toParent };
+  }
+
+  it('in its app’s frame, hands the response (free text cut) to the page that framed it, and does nothing else', async () => {
+    const { auth, toParent } = framedPage(NAMES.frame);
+    expect(await auth.start()).toEqual({});
+    expect(toParent).toHaveBeenCalledOnce();
+    const { state, response } = toParent.mock.calls[0][0] as { state: string; response: string };
+    expect(state).toBe('s-1');
+    expect(new URLSearchParams(response).get('code')).toBe('c-1');
+    expect(new URLSearchParams(response).get('error_description')).toHaveLength(2048);
+    // The response left the frame's URL; no engine, no request, no navigation, nothing stored.
+    expect(location.search).toBe('');
+    expect(h.workers.size).toBe(0);
+    expect(h.idp.requests).toEqual([]);
+    expect(h.assign).not.toHaveBeenCalled();
+    expect(auth.session.current.status).toBe('loading');
+  });
+
+  it("in another app's (or instance's) frame, leaves everything to that one: the URL as it is, nothing sent", async () => {
+    const { auth, toParent } = framedPage(`${FRAME_PREFIX}["https://other.example","other"]`);
+    expect(await auth.start()).toEqual({});
+    expect(toParent).not.toHaveBeenCalled();
+    expect(location.search).toBe(`?${CALLBACK}`);
+    expect(h.workers.size).toBe(0);
+    expect(h.idp.requests).toEqual([]);
+    expect(h.assign).not.toHaveBeenCalled();
   });
 });
