@@ -44,7 +44,8 @@ describe('securityHeaders', () => {
   });
 
   it("frames only the identity service's authorization origin, and lets only the app frame itself (the hidden frame)", () => {
-    const csp = (more) => securityHeaders({ ...config, ...more })['Content-Security-Policy'];
+    const csp = (/** @type {Record<string, unknown>} */ more) =>
+      securityHeaders({ ...config, ...more })['Content-Security-Policy'];
     expect(csp({ hiddenFrame: true })).toMatch(/; frame-src 'self' https:\/\/account\.example\.com; frame-ancestors 'self'$/);
     // Turned off: nothing frames, nothing is framed.
     expect(csp({ hiddenFrame: false })).toMatch(/; frame-src 'none'; frame-ancestors 'none'$/);
