@@ -1,5 +1,5 @@
 // Mutation testing of the auth module's session engine and its hosts (`npm run mutation`, not part of
-// `npm test`): every mutant of these files must be killed by their own unit tests (docs/testing.md).
+// `npm test`): every mutant of these files must be killed by the module's unit tests (docs/testing.md).
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
@@ -12,8 +12,9 @@ export default {
     // The worker's script only calls serveWorker with the browser's globals: nothing a unit test can run.
     '!src/lib/auth/host/worker.ts',
   ],
-  // The modules' own tests, not the whole suite: a mutant must be caught where its code is tested.
-  testFiles: ['src/lib/auth/session/*.test.ts', 'src/lib/auth/host/*.test.ts'],
+  // The module's own unit tests, all of them: the engine and its hosts are also driven through the
+  // public API (auth.test.ts, page/*.test.ts, svelte/*.test.ts), never through the app's.
+  testFiles: ['src/lib/auth/**/*.test.ts'],
   vitest: { related: false },
   coverageAnalysis: 'perTest',
   // The machine's two CPUs are shared; one test run per CPU.

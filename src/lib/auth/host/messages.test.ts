@@ -37,6 +37,8 @@ const bodies: { [K in CommandType]: { valid: unknown[]; malformed: unknown[] } }
       { returnTo: '/', ask: { acr_values: 3 } },
       { returnTo: '/', ask: { extraParams: { a: 1 } } },
       { returnTo: '/', ask: { extraParams: { a: 'x'.repeat(2049) } } },
+      // Every value is bounded, not only the first.
+      { returnTo: '/', ask: { extraParams: { a: 'ok', b: 'x'.repeat(2049) } } },
       { returnTo: '/', ask: { extraParams: ['x'] } },
       { returnTo: '/', ask: { extraParams: 'x' } },
       { returnTo: '/', ask: 'x' },

@@ -113,6 +113,15 @@ describe.each([
       expect(h.idp.revoked()).not.toContain(sessionTokens().at(-1));
     });
 
+    it('a step-up answered as the same person widens the session, in every tab, and revokes nothing', async () => {
+      const [first, second] = await twoTabs();
+      const stepped = await stepUp(first);
+      expect(stepped.state).toMatchObject({ status: 'signed-in', error: null, user: { sub: 'alice-sub' } });
+      await delivered();
+      expect({ status: second.state.status, sub: subOf(second) }).toEqual({ status: 'signed-in', sub: 'alice-sub' });
+      expect(h.idp.revoked()).toEqual([]);
+    });
+
     it('a step-up that returns another person is refused (account_changed) and changes nothing', async () => {
       const [first, second] = await twoTabs();
       const alices = sessionTokens();
