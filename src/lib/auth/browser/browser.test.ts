@@ -1,6 +1,6 @@
 // The real browser port: what createAuth uses when no fake is passed in.
-import { afterEach, expect, it, vi } from 'vitest';
-import { realBrowser } from './browser';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { realBrowser, type FrameEvent } from './browser';
 
 const channels: BroadcastChannel[] = [];
 const port = () => realBrowser();
@@ -123,4 +123,66 @@ it('has no shared worker where the browser has none: the engine runs in the page
 
 it("holds its pages' locks with the browser's Web Locks", () => {
   expect(port().locks).toBe(navigator.locks);
+});
+
+describe('the hidden frame', () => {
+  afterEach(() => document.querySelectorAll('iframe').forEach((frame) => frame.remove()));
+
+  /** Opens a frame of nothing (happy-dom loads no page) and returns it with what it reported. */
+  function open() {
+    const events: FrameEvent[] = [];
+    const remove = port().frame('about:blank', 'auth frame ["https://id.example","spa"]', (event) => events.push(event));
+    const frame = document.querySelector('iframe')!;
+    // The frame's window, as a loaded page of this origin has it (happy-dom loads none).
+    const inner = { location: { origin: location.origin } };
+    Object.defineProperty(frame, 'contentWindow', { configurable: true, get: () => inner });
+    return { frame, events, remove };
+  }
+
+  it('is hidden from every reader, named as asked, and sandboxed: scripts, its own origin, nothing more', () => {
+    const { frame } = open();
+    expect(frame.name).toBe('auth frame ["https://id.example","spa"]');
+    expect(frame.hidden).toBe(true);
+    expect(frame.tabIndex).toBe(-1);
+    expect(frame.getAttribute('aria-hidden')).toBe('true');
+    expect([...frame.sandbox].sort()).toEqual(['allow-same-origin', 'allow-scripts']);
+  });
+
+  it("takes messages only from that frame's window and this origin; removed, it takes none and leaves the page", () => {
+    const { frame, events, remove } = open();
+    const post = (source: unknown, origin: string) =>
+      window.dispatchEvent(new MessageEvent('message', { data: { state: 's' }, source: source as Window, origin }));
+    post(frame.contentWindow, location.origin);
+    post(window, location.origin);
+    post(frame.contentWindow, 'https://evil.example');
+    expect(events).toEqual([{ type: 'message', data: { state: 's' } }]);
+    remove();
+    post(frame.contentWindow, location.origin);
+    expect(events).toHaveLength(1);
+    expect(document.querySelector('iframe')).toBeNull();
+  });
+
+  it("a document of another origin loading in it is `blocked`; this origin's is not", () => {
+    const { frame, events } = open();
+    frame.dispatchEvent(new Event('load'));
+    expect(events).toEqual([]);
+    // The browser's page for a refused frame, or the provider's own page: its location cannot be read.
+    Object.defineProperty(frame, 'contentWindow', {
+      configurable: true,
+      get: () => ({
+        get location() {
+          throw new DOMException('Blocked a frame with origin', 'SecurityError');
+        },
+      }),
+    });
+    frame.dispatchEvent(new Event('load'));
+    expect(events).toEqual([{ type: 'blocked' }]);
+  });
+
+  it('a top-level page is in no frame; a framed one posts to its parent at its own origin only', () => {
+    expect(port().frameName()).toBeUndefined();
+    const post = vi.spyOn(window.parent, 'postMessage').mockImplementation(() => {});
+    port().toParent({ state: 's' });
+    expect(post).toHaveBeenCalledExactlyOnceWith({ state: 's' }, location.origin);
+  });
 });

@@ -266,16 +266,19 @@ export async function fetchUserInfo<C extends Claims>(
   });
 }
 
-/** Validates the response, exchanges the code (its answer passed to `check`) and reads the claims with the new access token. */
+/**
+ * Validates the response, exchanges the code (its answer passed to `check`) and reads the claims with the
+ * new access token. Not abortable: the caller holds the tokens once it returns, and revokes them when the
+ * session ended meanwhile (an aborted userinfo request would lose them unrevoked).
+ */
 export async function completeSignIn<C extends Claims>(
   server: Server,
   dpop: Proof,
   { params }: Pick<CallbackResponse, 'params'>,
   pending: PendingSignIn,
   now: number,
-  signal: AbortSignal,
   check?: (response: oauth.TokenEndpointResponse) => void,
 ): Promise<{ tokens: TokenSet; user: C }> {
   const tokens = await exchangeCode(server, dpop, params, pending, now, check);
-  return { tokens, user: await fetchUserInfo<C>(server, dpop, tokens, signal) };
+  return { tokens, user: await fetchUserInfo<C>(server, dpop, tokens) };
 }

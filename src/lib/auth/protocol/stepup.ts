@@ -80,7 +80,6 @@ export async function completeStepUp<C extends Claims>(
   callback: CallbackResponse,
   pending: PendingSignIn,
   now: number,
-  signal: AbortSignal,
 ): Promise<{ tokens: TokenSet; user: C }> {
   const stepUp = pending.stepUp!;
   // The record sat in storage that every script of the origin can write: only a well-formed one is acted on.
@@ -91,7 +90,7 @@ export async function completeStepUp<C extends Claims>(
     wellFormedApis(stepUp.apis, server.resources);
   if (!wellFormed) throw new AuthError('invalid_response');
   try {
-    return await completeSignIn<C>(server, dpop, callback, pending, now, signal, (response) =>
+    return await completeSignIn<C>(server, dpop, callback, pending, now, (response) =>
       checkStepUp(stepUp, response, server.resources),
     );
   } catch (err) {

@@ -130,7 +130,7 @@ async function restore<C extends Claims>(core: SessionCore<C>, page: PagePort) {
   const keys = options.dpop ? (vault.keys() ?? (await createKeys())) : undefined;
   if (keys) vault.bind(keys);
   try {
-    const { tokens, user } = await frames.authorize({ scope: server.scope }, vault.dpop(), life, page);
+    const { tokens, user } = await frames.authorize({ scope: server.scope }, vault.dpop(), page);
     if (life.aborted) {
       revokeAll(server, tokens);
       return 'signed-out';
@@ -157,7 +157,7 @@ async function complete<C extends Claims>(core: SessionCore<C>, { response, pend
   const keys = options.dpop ? (vault.keys() ?? (await createKeys())) : undefined;
   if (keys) vault.bind(keys);
   const finish = pending.stepUp ? completeStepUp : completeSignIn;
-  const { tokens, user: person } = await finish<C>(server, vault.dpop(), callback, pending, now(), life);
+  const { tokens, user: person } = await finish<C>(server, vault.dpop(), callback, pending, now());
   if (life.aborted) {
     revokeAll(server, tokens);
     throw new AuthError('aborted');

@@ -65,12 +65,15 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
 
   const frames = options.hiddenFrame === false ? undefined : createFrames<C>({ server, pages, now });
 
-  /** The session renewed in a hidden frame: only for the person it is for; another's tokens are revoked. */
+  /**
+   * The session renewed in a hidden frame: only for the person it is for, and only while it lasts; the
+   * tokens of another person's answer, or of one that came after the session ended, are revoked.
+   */
   async function renewInFrame(held: Held, signal: AbortSignal) {
-    const { tokens, user: person } = await frames!.authorize({ scope: held.scope, apis: held.added }, vault.dpop(), signal);
-    if (person.sub !== user?.sub) {
+    const { tokens, user: person } = await frames!.authorize({ scope: held.scope, apis: held.added }, vault.dpop());
+    if (signal.aborted || person.sub !== user?.sub) {
       revokeAll(server, tokens);
-      throw new AuthError('account_changed');
+      throw new AuthError(signal.aborted ? 'aborted' : 'account_changed');
     }
     return tokens;
   }

@@ -39,30 +39,31 @@ async function until(check: () => void, maxMs: number) {
   }
 }
 
+/** Alice signed in with 60-second tokens, on the fake clock, in the host `sharedWorkers` says. */
+async function signedIn(sharedWorkers: boolean) {
+  vi.useFakeTimers();
+  h.sharedWorkers = sharedWorkers;
+  h.idp.expiresIn = LIFETIME_S;
+  const tab = await h.signIn();
+  const navigations = h.assign.mock.calls.length;
+  return { tab, navigations, expiresAt: tab.state.expiresAt! };
+}
+
+/** Alice was signed in; her only tab reloads, and the browser did not keep the worker (no extended lifetime). */
+async function aloneAfterReload(sharedWorkers = true) {
+  await signedIn(sharedWorkers);
+  vi.useRealTimers();
+  await h.closeTabs();
+  h.endWorkers();
+  h.reloaded = true;
+}
+
 describe.each([
   { host: 'worker', sharedWorkers: true },
   { host: 'in-page', sharedWorkers: false },
 ])('in the $host host', ({ sharedWorkers }) => {
-  async function signedIn() {
-    vi.useFakeTimers();
-    h.sharedWorkers = sharedWorkers;
-    h.idp.expiresIn = LIFETIME_S;
-    const tab = await h.signIn();
-    const navigations = h.assign.mock.calls.length;
-    return { tab, navigations, expiresAt: tab.state.expiresAt! };
-  }
-
-  /** Alice was signed in; her only tab reloads, and the browser did not keep the worker (no extended lifetime). */
-  async function aloneAfterReload() {
-    await signedIn();
-    vi.useRealTimers();
-    await h.closeTabs();
-    h.endWorkers();
-    h.reloaded = true;
-  }
-
   it('renews before expiry in a hidden frame: a fresh prompt=none request, new tokens, the same person, no navigation', async () => {
-    const { tab, navigations, expiresAt } = await signedIn();
+    const { tab, navigations, expiresAt } = await signedIn(sharedWorkers);
     await vi.advanceTimersByTimeAsync((LIFETIME_S / 2 - 1) * 1000);
     expect(h.frames).toHaveLength(0);
     await until(() => expect(tab.state.expiresAt).toBeGreaterThan(expiresAt), 5000);
@@ -86,7 +87,7 @@ describe.each([
   });
 
   it('framing refused: the session says it ends at expiry, opens no other frame, and ends then', async () => {
-    const { tab, expiresAt } = await signedIn();
+    const { tab, expiresAt } = await signedIn(sharedWorkers);
     const failures: string[] = [];
     tab.auth.on('renew-failed', ({ error }) => failures.push(error.code));
     h.frameAnswer = 'blocked';
@@ -100,7 +101,7 @@ describe.each([
   });
 
   it('no answer from the frame within the timeout: as refused', async () => {
-    const { tab, expiresAt } = await signedIn();
+    const { tab, expiresAt } = await signedIn(sharedWorkers);
     h.frameAnswer = 'none';
     await vi.advanceTimersByTimeAsync((LIFETIME_S / 2 + 10) * 1000);
     expect(tab.state.endsAt).toBeNull();
@@ -110,7 +111,7 @@ describe.each([
   });
 
   it('the frame is answered as a top-level callback is checked: another issuer is refused, and nothing is exchanged', async () => {
-    const { tab, expiresAt } = await signedIn();
+    const { tab, expiresAt } = await signedIn(sharedWorkers);
     const exchanges = h.idp.tokenRequests().length;
     h.frameAnswer = (url) => h.idp.approve(url, { iss: 'https://evil.example' });
     await until(() => expect(tab.state.endsAt).toBe(expiresAt), (LIFETIME_S / 2 + 5) * 1000);
@@ -118,7 +119,7 @@ describe.each([
   });
 
   it('answered as another person: the session ends, and what that answer gave is revoked', async () => {
-    const { tab } = await signedIn();
+    const { tab } = await signedIn(sharedWorkers);
     h.idp.user = BOB;
     await until(() => expect(tab.state.status).toBe('expired'), (LIFETIME_S / 2 + 5) * 1000);
     expect(tab.state.error).toMatchObject({ code: 'session_expired' });
@@ -127,7 +128,7 @@ describe.each([
   });
 
   it('the network failing under the exchange: offline, tried again, and renewed once it is back; no end announced', async () => {
-    const { tab, expiresAt } = await signedIn();
+    const { tab, expiresAt } = await signedIn(sharedWorkers);
     h.idp.token = () => Promise.reject(new TypeError('Failed to fetch'));
     await until(() => expect(tab.state.offline).toBe(true), (LIFETIME_S / 2 + 5) * 1000);
     expect(tab.state.endsAt).toBeNull();
@@ -138,7 +139,7 @@ describe.each([
   });
 
   it('a lone reload the browser did not keep restores in a hidden frame, with no navigation', async () => {
-    await aloneAfterReload();
+    await aloneAfterReload(sharedWorkers);
     const navigations = h.assign.mock.calls.length;
     const tab = await h.loadAt(APP_URL);
     await vi.waitFor(() => expect(tab.state.status).toBe('signed-in'));
@@ -148,7 +149,7 @@ describe.each([
   });
 
   it('a restore the provider answers login_required is signed out, quietly, with no navigation', async () => {
-    await aloneAfterReload();
+    await aloneAfterReload(sharedWorkers);
     h.frameAnswer = (url) => h.idp.deny(url, 'login_required');
     const navigations = h.assign.mock.calls.length;
     const tab = await h.loadAt(APP_URL);
@@ -158,7 +159,7 @@ describe.each([
   });
 
   it('a restore where the frame cannot work goes to the provider at top level (prompt=none), as without it', async () => {
-    await aloneAfterReload();
+    await aloneAfterReload(sharedWorkers);
     h.frameAnswer = 'blocked';
     const navigations = h.assign.mock.calls.length;
     await h.loadAt(APP_URL);
@@ -218,7 +219,7 @@ describe('the engine takes a frame’s answer only from the page it asked, for t
       pages: { tell: (page, message) => page.postMessage(message), pick: () => asked },
       now: Date.now,
     });
-    const result = frames.authorize({ scope: 'openid' }, undefined, new AbortController().signal).catch((err: unknown) => err);
+    const result = frames.authorize({ scope: 'openid' }, undefined).catch((err: unknown) => err);
     await vi.waitFor(() => expect(asked.postMessage).toHaveBeenCalled());
     const { state, url } = vi.mocked(asked.postMessage).mock.calls[0][0] as { state: string; url: string };
     expect(params(url).get('state')).toBe(state);
@@ -237,13 +238,13 @@ describe('the engine takes a frame’s answer only from the page it asked, for t
   it('without a page to ask, refuses at once; with no answer, gives up after the timeout and slack', async () => {
     vi.useFakeTimers();
     const none = createFrames({ server, pages: { tell: () => {}, pick: () => undefined }, now: Date.now });
-    await expect(none.authorize({ scope: 'openid' }, undefined, new AbortController().signal)).rejects.toMatchObject({
+    await expect(none.authorize({ scope: 'openid' }, undefined)).rejects.toMatchObject({
       code: 'frame_refused',
     });
     const tell = vi.fn();
     const silent = createFrames({ server, pages: { tell, pick: port }, now: Date.now });
     let answer: unknown;
-    void silent.authorize({ scope: 'openid' }, undefined, new AbortController().signal).catch((err: unknown) => (answer = err));
+    void silent.authorize({ scope: 'openid' }, undefined).catch((err: unknown) => (answer = err));
     // The request is built in real time (WebCrypto); the clock stands still meanwhile.
     while (!tell.mock.calls.length) await new Promise((resolve) => realSetTimeout(resolve, 5));
     await vi.advanceTimersByTimeAsync(1000 + 5000 - 1);
@@ -288,5 +289,38 @@ describe('a page loading in a hidden frame', () => {
     expect(h.workers.size).toBe(0);
     expect(h.idp.requests).toEqual([]);
     expect(h.assign).not.toHaveBeenCalled();
+  });
+});
+
+describe('a sign-out while a code is exchanged', () => {
+  /**
+   * Loads the app at `url` in a tab while another tab signs out during its code exchange: the token
+   * endpoint answers once the engine has told the loading tab the session ended.
+   */
+  async function signedOutDuringExchange(url: string) {
+    const other = h.newTab();
+    setPageUrl(url);
+    const tab = h.newTab();
+    h.idp.token = async (request, standard) => {
+      other.auth.signOut();
+      await vi.waitFor(() => expect(tab.state.status).toBe('signed-out'));
+      return standard(request);
+    };
+    await tab.auth.start();
+    return tab;
+  }
+
+  it("a restore's: what the exchange gave is revoked, and the page stays signed out", async () => {
+    await aloneAfterReload();
+    const tab = await signedOutDuringExchange(APP_URL);
+    expect(tab.state.status).toBe('signed-out');
+    await vi.waitFor(() => expect(h.idp.revoked()).toContain(h.idp.issued.at(-1)!.access_token));
+  });
+
+  it("a sign-in's callback: what the exchange gave is revoked, and no session begins", async () => {
+    const authorizeUrl = await h.startSignIn();
+    const tab = await signedOutDuringExchange(`${APP_URL}?${h.idp.approve(authorizeUrl)}`);
+    expect(tab.state.status).toBe('signed-out');
+    await vi.waitFor(() => expect(h.idp.revoked()).toContain(h.idp.issued.at(-1)!.access_token));
   });
 });

@@ -46,22 +46,23 @@ export function createFrames<C extends Claims>({ server, pages, now }: FramePart
     });
   }
 
-  async function authorize(ask: FrameAsk, dpop: Proof, signal: AbortSignal, page: PagePort | undefined) {
+  async function authorize(ask: FrameAsk, dpop: Proof, page: PagePort | undefined) {
     if (!page) throw new AuthError('frame_refused', { reason: NO_PAGE });
     const stepUp = ask.scope === server.scope && !ask.apis ? undefined : { scope: ask.scope, apis: ask.apis };
     const { url, pending } = await authorizationRequest(server, { returnTo: '/', prompt: 'none', stepUp, now: now() });
     const params = await open(page, url, pending.state);
     checkShape({ params, inFragment: false });
-    return completeSignIn<C>(server, dpop, { params }, pending, now(), signal);
+    return completeSignIn<C>(server, dpop, { params }, pending, now());
   }
 
   return {
     /**
      * A prompt=none authorization in a hidden frame of `page` (default: the page that spoke last), after
      * any under way: the new tokens and the claims, or an AuthError (`frame_refused`, `login_required`, …).
+     * Not abortable: the caller holds the tokens once it returns, and revokes them if its session ended.
      */
-    authorize(ask: FrameAsk, dpop: Proof, signal: AbortSignal, page = pages.pick()): Promise<{ tokens: TokenSet; user: C }> {
-      const run = turn.then(() => authorize(ask, dpop, signal, page));
+    authorize(ask: FrameAsk, dpop: Proof, page = pages.pick()): Promise<{ tokens: TokenSet; user: C }> {
+      const run = turn.then(() => authorize(ask, dpop, page));
       turn = run.catch(() => {});
       return run;
     },
