@@ -102,7 +102,9 @@ const failureCode: AuthErrorCode | undefined = failure?.code;
 const failureReturnTo: string | undefined = failure?.returnTo;
 // Signed in, but the last renewal could not reach the provider: kept, and retried.
 const offline: boolean = session.current.offline;
-void [status, tenant, sub, failureCode, failureReturnTo, offline];
+// Signed in, but it cannot renew without the person (no refresh token, the hidden frame refused): it ends then.
+const endsAt: number | null = session.current.endsAt;
+void [status, tenant, sub, failureCode, failureReturnTo, offline, endsAt];
 // @ts-expect-error the session never carries a token
 export const token = auth.session.current.accessToken;
 
@@ -197,6 +199,7 @@ const codes: Record<AuthErrorCode, true> = {
   insufficient_user_authentication: true,
   step_up_failed: true,
   account_changed: true,
+  frame_refused: true,
   interaction_required: true,
   forbidden_origin: true,
   unauthenticated: true,
