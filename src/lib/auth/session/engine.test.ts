@@ -226,6 +226,15 @@ describe('the engine over a port', () => {
     ]);
   });
 
+  it('answers a restore: `restored` while it holds a session, `unavailable` without the hidden frame', async () => {
+    const { page } = engine();
+    const one = page();
+    // The harness turns the hidden frame off: a page that finds no session restores at top level.
+    expect(await one.send('restore')).toMatchObject({ answer: 'unavailable' });
+    await signIn(one);
+    expect(await one.send('restore')).toMatchObject({ answer: 'restored' });
+  });
+
   it('tells every page of a sign-in, gives a joining page the session, and tokens only to who asks', async () => {
     const { page, signal } = engine();
     const [one, two] = [page(), page()];
