@@ -149,11 +149,11 @@ export const checks: { [K in CommandType]: (body: unknown) => body is Body<K> } 
     (isText(body.response, 32 * 1024) || body.failure === 'blocked' || body.failure === 'timeout'),
 };
 
-/** A page's message as a command the engine knows, checked; undefined for anything else. */
 /** The number a page gave its message, when it gave one: a refused command is still answered, so no page waits on it. */
 export const requestId = (data: unknown): number | undefined =>
   isObject(data) && Number.isSafeInteger(data.id) ? (data.id as number) : undefined;
 
+/** A page's message as a command the engine knows, checked; undefined for anything else. */
 export function parseRequest(data: unknown): Request | undefined {
   if (!isObject(data) || !Number.isSafeInteger(data.id) || typeof data.type !== 'string') return undefined;
   const type = data.type as CommandType;
