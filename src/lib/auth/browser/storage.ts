@@ -60,17 +60,46 @@ function take(storage: Storage, key: string): string | null {
 }
 
 /** The app's records in the browser's stores. */
-export function appStorage({ perTab, perBrowser }: Stores, names: AppNames) {
+export interface AppStorage {
+  /** Stores a new pending sign-in; an abandoned earlier attempt of this tab can no longer be answered. */
+  savePending(tx: PendingSignIn): void;
+  /** Removes the pending sign-in and returns it when it answers `state` and has not expired. */
+  takePending(state: string | null, now: number): PendingSignIn | undefined;
+  /**
+   * Whether another instance on this page (another app, or another provider) is waiting for the
+   * response with `state`: that callback is its to take, and this instance leaves it in the URL.
+   */
+  answersOther(state: string | null): boolean;
+  /** Remembers the `state` sent with the end-session request, to match the provider's return once. */
+  saveSignOut(state: string): void;
+  /**
+   * Whether another instance on this page signed out with `state`: instances may share a post-logout
+   * URI, and the provider's return is that instance's to take, left in the URL by this one.
+   */
+  signedOutOther(state: string | null): boolean;
+  /** True once for the `state` of this tab's pending sign-out; the record is gone either way. */
+  takeSignOut(state: string | null): boolean;
+  /** Notes that this tab's silent restore began at `now`, epoch ms. */
+  noteRestore(now: number): void;
+  /** When this tab's last silent restore began, epoch ms (0 if never). */
+  lastRestore(): number;
+  readHint(): Hint;
+  /** A storage that refuses (full, or blocked) loses only the hint: the session shows all the same. */
+  writeHint(hint: Exclude<Hint, undefined>): void;
+  /** The browser's session is gone (a silent restore was refused): no reason to try again. */
+  forgetHint(): void;
+  /** Forgets whatever this tab had under way: a sign-in, a sign-out and the restore guard. */
+  clearTab(): void;
+}
+
+export function appStorage({ perTab, perBrowser }: Stores, names: AppNames): AppStorage {
   const SIGN_IN = names.key('tx');
   const SIGN_OUT = names.key('logout');
   const RESTORE_AT = names.key('restore-at');
   const HINT = names.key('hint');
   return {
-    /** Stores a new pending sign-in; an abandoned earlier attempt of this tab can no longer be answered. */
-    savePending: (tx: PendingSignIn): void => perTab.setItem(SIGN_IN, JSON.stringify(tx)),
-
-    /** Removes the pending sign-in and returns it when it answers `state` and has not expired. */
-    takePending(state: string | null, now: number): PendingSignIn | undefined {
+    savePending: (tx) => perTab.setItem(SIGN_IN, JSON.stringify(tx)),
+    takePending(state, now) {
       try {
         const tx = JSON.parse(take(perTab, SIGN_IN) ?? 'null');
         // Written by this module; checked anyway, as storage is shared with every script of the origin.
@@ -81,12 +110,7 @@ export function appStorage({ perTab, perBrowser }: Stores, names: AppNames) {
         return undefined;
       }
     },
-
-    /**
-     * Whether another instance on this page (another app, or another provider) is waiting for the
-     * response with `state`: that callback is its to take, and this instance leaves it in the URL.
-     */
-    answersOther(state: string | null): boolean {
+    answersOther(state) {
       for (let i = 0; state !== null && i < perTab.length; i++) {
         const key = perTab.key(i)!;
         if (key === SIGN_IN || !key.startsWith('auth:tx ')) continue;
@@ -98,55 +122,34 @@ export function appStorage({ perTab, perBrowser }: Stores, names: AppNames) {
       }
       return false;
     },
-
-    /** Remembers the `state` sent with the end-session request, to match the provider's return once. */
-    saveSignOut: (state: string): void => perTab.setItem(SIGN_OUT, state),
-
-    /**
-     * Whether another instance on this page signed out with `state`: instances may share a post-logout
-     * URI, and the provider's return is that instance's to take, left in the URL by this one.
-     */
-    signedOutOther(state: string | null): boolean {
+    saveSignOut: (state) => perTab.setItem(SIGN_OUT, state),
+    signedOutOther(state) {
       for (let i = 0; state !== null && i < perTab.length; i++) {
         const key = perTab.key(i)!;
         if (key !== SIGN_OUT && key.startsWith('auth:logout ') && perTab.getItem(key) === state) return true;
       }
       return false;
     },
-
-    /** True once for the `state` of this tab's pending sign-out; the record is gone either way. */
-    takeSignOut(state: string | null): boolean {
+    takeSignOut(state) {
       const sent = take(perTab, SIGN_OUT);
       return sent !== null && sent === state;
     },
-
-    noteRestore: (now: number): void => perTab.setItem(RESTORE_AT, String(now)),
-
-    /** When this tab's last silent restore began, epoch ms (0 if never). */
-    lastRestore: (): number => Number(perTab.getItem(RESTORE_AT)) || 0,
-
-    readHint(): Hint {
+    noteRestore: (now) => perTab.setItem(RESTORE_AT, String(now)),
+    lastRestore: () => Number(perTab.getItem(RESTORE_AT)) || 0,
+    readHint() {
       const raw = perBrowser.getItem(HINT);
       return raw === '1' ? 'had-session' : raw === 'out' ? 'signed-out' : undefined;
     },
-
-    /** A storage that refuses (full, or blocked) loses only the hint: the session shows all the same. */
-    writeHint(hint: Exclude<Hint, undefined>): void {
+    writeHint(hint) {
       try {
         perBrowser.setItem(HINT, hint === 'had-session' ? '1' : 'out');
       } catch {
         // Without the hint, a reload of a lone page finds no reason to restore: the person signs in again.
       }
     },
-
-    /** The browser's session is gone (a silent restore was refused): no reason to try again. */
-    forgetHint: (): void => perBrowser.removeItem(HINT),
-
-    /** Forgets whatever this tab had under way: a sign-in, a sign-out and the restore guard. */
-    clearTab(): void {
+    forgetHint: () => perBrowser.removeItem(HINT),
+    clearTab() {
       for (const key of [SIGN_IN, SIGN_OUT, RESTORE_AT]) perTab.removeItem(key);
     },
   };
 }
-
-export type AppStorage = ReturnType<typeof appStorage>;

@@ -16,7 +16,7 @@ import type { Session } from '../svelte/session';
 import type { Events } from '../page/events';
 import { createAuthFetch, type TokenSource } from '../page/fetch';
 import { runFrame } from '../page/frame';
-import { connect } from './connect';
+import { connect, type Connection } from './connect';
 import type { Reply, SharedSession, Transition, WireError } from './messages';
 
 import { stepUpRequest } from '../protocol/stepup';
@@ -36,10 +36,26 @@ export interface ClientParts<C extends Claims> {
   completing?: boolean;
 }
 
+/** The page's end of the session: what auth.ts uses once the page has joined the engine. */
+export interface PageClient<C extends Claims = Claims> {
+  /** A command to the engine, answered or failed with an AuthError (`timeout` when the engine is gone). */
+  request: Connection<C>['request'];
+  /** Which host answers: the shared worker, or an engine in this page. */
+  host: Connection<C>['host'];
+  /** A step-up value that is not valid is the caller's bug: a TypeError, before anything is sent. */
+  checkAsk(ask: StepUpOptions): void;
+  /** auth.fetch: the session's access token, to allowed origins only (page/fetch.ts). */
+  fetch: typeof fetch;
+  /** The page signs out: its requests are aborted at once; the engine's answer follows. */
+  signedOut(): void;
+  /** Leaves the engine: the page's requests are aborted, its listeners removed, its lock released. */
+  destroy(): void;
+}
+
 const fromWire = (error: WireError) => new AuthError(error.code, error);
 
 /** Connects the page to the engine and shows its session here; see the file's head. */
-export async function attachClient<C extends Claims>(parts: ClientParts<C>) {
+export async function attachClient<C extends Claims>(parts: ClientParts<C>): Promise<PageClient<C>> {
   const { options, browser, storage, state, events } = parts;
   const client: OAuthClient = { client_id: options.clientId };
   // Aborted when the session ends here: requests made with its tokens die with it.
@@ -151,10 +167,8 @@ export async function attachClient<C extends Claims>(parts: ClientParts<C>) {
   return {
     request,
     host: connection.host,
-    /** A step-up value that is not valid is the caller's bug: a TypeError, before anything is sent. */
-    checkAsk: (ask: StepUpOptions) => void stepUpRequest(joined.scope, ask, resources),
+    checkAsk: (ask) => void stepUpRequest(joined.scope, ask, resources),
     fetch,
-    /** The page signs out: its requests are aborted at once; the engine's answer follows. */
     signedOut: ended,
     destroy() {
       ended();
@@ -163,5 +177,3 @@ export async function attachClient<C extends Claims>(parts: ClientParts<C>) {
     },
   };
 }
-
-export type PageClient = Awaited<ReturnType<typeof attachClient>>;

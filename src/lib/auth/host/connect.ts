@@ -96,7 +96,9 @@ function openWorker(browser: Browser, name: string): WorkerLike | undefined {
  * Connects this page to the app's engine and joins it; where the worker cannot start, or reports an
  * error before it answers, the engine starts in this page instead.
  */
-export async function connect<C extends Claims>(parts: ConnectParts<C>) {
+export async function connect<C extends Claims>(
+  parts: ConnectParts<C>,
+): Promise<{ connection: Connection<C>; joined: Answer<C, 'join'> }> {
   const { options, names, browser, notice } = parts;
   const timeoutMs = parts.timeoutMs * REQUESTS_PER_COMMAND;
   const page = crypto.randomUUID();
@@ -142,5 +144,3 @@ export async function connect<C extends Claims>(parts: ConnectParts<C>) {
   };
   return { connection: { request: connection.request, host: 'in-page' as const, close }, joined };
 }
-
-export type Connected<C extends Claims> = Awaited<ReturnType<typeof connect<C>>>;

@@ -40,20 +40,27 @@ export type AuthListener<K extends AuthEventType> = (event: AuthEvents[K]) => vo
 const report = (error: unknown) => (globalThis.reportError ?? console.error)(error);
 
 /** The listeners of one instance (auth.ts), for the session's transitions to tell. */
-export function createEvents() {
+export interface Events {
+  /** Calls `listener` for every event of `type`; returns its unsubscribe, idempotent. */
+  on<K extends AuthEventType>(type: K, listener: AuthListener<K>): () => void;
+  /**
+   * Tells the listeners of `type` in the order they came, at once. One that throws is reported and
+   * stops neither the others nor the transition that emitted.
+   */
+  emit<K extends AuthEventType>(type: K, event: AuthEvents[K]): void;
+  /** Drops every listener: destroy(). */
+  clear(): void;
+}
+
+export function createEvents(): Events {
   // One entry per registration: the same function registered twice is called twice, and each `on` removes its own.
   const listeners = new Set<[AuthEventType, AuthListener<never>]>();
   return {
-    /** Calls `listener` for every event of `type`; returns its unsubscribe, idempotent. */
-    on<K extends AuthEventType>(type: K, listener: AuthListener<K>): () => void {
+    on(type, listener) {
       const entry: [AuthEventType, AuthListener<never>] = [type, listener];
       listeners.add(entry);
       return () => void listeners.delete(entry);
     },
-    /**
-     * Tells the listeners of `type` in the order they came, at once. One that throws is reported and
-     * stops neither the others nor the transition that emitted.
-     */
     emit<K extends AuthEventType>(type: K, event: AuthEvents[K]) {
       for (const [to, listener] of listeners)
         if (to === type)
@@ -63,9 +70,6 @@ export function createEvents() {
             report(error);
           }
     },
-    /** Drops every listener: destroy(). */
     clear: () => listeners.clear(),
   };
 }
-
-export type Events = ReturnType<typeof createEvents>;

@@ -62,7 +62,17 @@ export interface SignInParts<C extends Claims> {
 }
 
 /** What a page load and a sign-in do: start() and signIn() of an auth instance. */
-export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
+export interface SignInFlow {
+  /**
+   * The page load: completes a callback in the URL, shows the session the engine holds, or restores it
+   * silently; a completed callback gives back its sign-in's `returnTo`.
+   */
+  start(options?: StartOptions): Promise<StartResult>;
+  /** Sends the person to the identity service (a top-level redirect); `returnTo` comes back from the callback. */
+  signIn(options?: SignInOptions): Promise<void>;
+}
+
+export function createSignIn<C extends Claims>(parts: SignInParts<C>): SignInFlow {
   const { browser, storage, state } = parts;
   const here = () => {
     const { pathname, search } = new URL(browser().url());
@@ -157,7 +167,7 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
   }
 
   return {
-    async start({ returnTo }: StartOptions = {}): Promise<StartResult> {
+    async start({ returnTo } = {}) {
       const b = browser();
       // The app's hidden frame (page/frame.ts): its response goes to the page that framed it, and that is all.
       if (handOver(b, parts.names, parts.redirectUri)) return {};
@@ -173,7 +183,7 @@ export function createSignIn<C extends Claims>(parts: SignInParts<C>) {
       if (state.session.current.status === 'signed-out') parts.watch();
       return {};
     },
-    signIn: ({ returnTo, ...ask }: SignInOptions = {}) =>
+    signIn: ({ returnTo, ...ask } = {}) =>
       redirect(safeReturnTo(returnTo) ?? here(), storage().readHint() === 'signed-out' ? 'login' : undefined, ask),
   };
 }

@@ -31,7 +31,16 @@ interface ApiToken {
 }
 
 /** The tokens for the session's APIs; see the file's head. */
-export function createApiTokens(parts: ApiTokenParts) {
+export interface ApiTokens {
+  /** The access token for `origin`'s API (undefined for an origin without one): kept until about to expire. */
+  get(origin: string): Promise<string | undefined>;
+  /** Forgets `accessToken` for `origin` after its API refused it (`invalid_token`): the next request gets another. */
+  forget(origin: string, accessToken: string): void;
+  /** The session ended: every API token with it. */
+  clear(): void;
+}
+
+export function createApiTokens(parts: ApiTokenParts): ApiTokens {
   const apis = apisByOrigin(parts.apis);
   const cache = new Map<string, { token: Promise<ApiToken>; value?: ApiToken }>();
 
@@ -59,8 +68,7 @@ export function createApiTokens(parts: ApiTokenParts) {
   }
 
   return {
-    /** The access token for `origin`'s API (undefined for an origin without one): kept until about to expire. */
-    async get(origin: string): Promise<string | undefined> {
+    async get(origin) {
       const api = apis.get(origin);
       if (!api) return undefined;
       let cached = cache.get(origin);
@@ -74,11 +82,9 @@ export function createApiTokens(parts: ApiTokenParts) {
       }
       return (await cached.token).accessToken;
     },
-    /** Forgets `accessToken` for `origin` after its API refused it (`invalid_token`): the next request gets another. */
-    forget(origin: string, accessToken: string) {
+    forget(origin, accessToken) {
       if (cache.get(origin)?.value?.accessToken === accessToken) cache.delete(origin);
     },
-    /** The session ended: every API token with it. */
     clear: () => cache.clear(),
   };
 }

@@ -53,7 +53,21 @@ function metadataOf(options: AuthOptions, server: Server, network: Network): () 
       : Promise.resolve());
 }
 
-export function createEngine<C extends Claims>({ options, network, now, signal, report = console.error }: EngineParts) {
+/** The session engine of one app; see the file's head. */
+export interface Engine {
+  /** Serves one page over `port` until the returned close() (the page is gone). */
+  serve(port: PagePort): () => void;
+  /** How many pages it serves: the worker keeps the session while there is one (host/worker-host.ts). */
+  pages(): number;
+  /** Drops the session without a word to the identity service: no page has been open for `keepSessionMs`. */
+  forget(): void;
+  /** Another host of the app (another tab's in-page engine) said the session ended, or another person began one. */
+  heard(message: Heard): void;
+  /** Drops everything, timers included (the test kit, an instance destroyed). */
+  destroy(): void;
+}
+
+export function createEngine<C extends Claims>({ options, network, now, signal, report = console.error }: EngineParts): Engine {
   const server = serverOf(options, network);
   const pages = createPages<C>(report);
   let user: C | undefined;
@@ -145,11 +159,8 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
   const handlers = commandHandlers(core) as unknown as Record<string, Handler>;
 
   return {
-    /** Serves one page over `port` until the returned close() (the page is gone). */
-    serve: (port: PagePort): (() => void) => pages.serve(port, handlers),
-    /** How many pages it serves: the worker keeps the session while there is one (host/worker-host.ts). */
+    serve: (port) => pages.serve(port, handlers),
     pages: pages.size,
-    /** Drops the session without a word to the identity service: no page has been open for `keepSessionMs`. */
     forget() {
       ending();
       vault.drop();
@@ -157,8 +168,7 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
       idle?.stop();
       pages.reset();
     },
-    /** Another host of the app (another tab's in-page engine) said the session ended, or another person began one. */
-    heard(message: Heard) {
+    heard(message) {
       // A session that ended on its own ends too: its page shows the sign-out, what it held is revoked.
       if (message.type === 'signed-out') {
         if (pages.snapshot().status !== 'signed-out') signOut('other-tab');
@@ -166,7 +176,6 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
       else if (message.type === 'active') idle?.active();
       else if (message.sub !== user.sub) signOut('other-tab');
     },
-    /** Drops everything, timers included (the test kit, an instance destroyed). */
     destroy() {
       vault.drop();
       idle?.stop();
@@ -174,5 +183,3 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
     },
   };
 }
-
-export type Engine = ReturnType<typeof createEngine>;

@@ -27,7 +27,18 @@ export interface FrameAsk {
 const ANSWER_SLACK_MS = 5_000;
 
 /** The engine's hidden-frame authorizations; see the file's head. */
-export function createFrames<C extends Claims>({ server, pages, now }: FrameParts<C>) {
+export interface Frames<C extends Claims> {
+  /**
+   * A prompt=none authorization in a hidden frame of `page` (default: the page that spoke last), after
+   * any under way: the new tokens and the claims, or an AuthError (`frame_refused`, `login_required`, …).
+   * Not abortable: the caller holds the tokens once it returns, and revokes them if its session ended.
+   */
+  authorize(ask: FrameAsk, dpop: Proof, page?: PagePort): Promise<{ tokens: TokenSet; user: C }>;
+  /** A page's `framed`: settles the frame that page was asked to open with that `state`; anything else is ignored. */
+  answered(answer: FrameAnswer, from: PagePort): void;
+}
+
+export function createFrames<C extends Claims>({ server, pages, now }: FrameParts<C>): Frames<C> {
   let waiting: { page: PagePort; state: string; settle(answer: FrameAnswer): void } | undefined;
   let turn: Promise<unknown> = Promise.resolve();
 
@@ -56,21 +67,13 @@ export function createFrames<C extends Claims>({ server, pages, now }: FramePart
   }
 
   return {
-    /**
-     * A prompt=none authorization in a hidden frame of `page` (default: the page that spoke last), after
-     * any under way: the new tokens and the claims, or an AuthError (`frame_refused`, `login_required`, …).
-     * Not abortable: the caller holds the tokens once it returns, and revokes them if its session ended.
-     */
     authorize(ask: FrameAsk, dpop: Proof, page = pages.pick()): Promise<{ tokens: TokenSet; user: C }> {
       const run = turn.then(() => authorize(ask, dpop, page));
       turn = run.catch(() => {});
       return run;
     },
-    /** A page's `framed`: settles the frame that page was asked to open with that `state`; anything else is ignored. */
     answered(answer: FrameAnswer, from: PagePort) {
       if (waiting?.page === from && waiting.state === answer.state) waiting.settle(answer);
     },
   };
 }
-
-export type Frames<C extends Claims> = ReturnType<typeof createFrames<C>>;

@@ -23,7 +23,23 @@ export interface IdleParts {
 }
 
 /** The deadline of one session: begun with it, moved by activity, stopped when it ends. */
-export function createIdleDeadline({ options, now, show, end }: IdleParts) {
+export interface IdleDeadline {
+  /** A session begins (signed in, or another person's): with the person here. */
+  begin(): void;
+  /**
+   * The person used a page: the deadline moves. Input after the deadline (a stalled timer) revives nothing;
+   * stopped, nothing is checked, and begin() sets the deadline anew.
+   */
+  active(): void;
+  /** Warns, counts down, or ends the session, by the clock: a late timer or a page's wake lands here. */
+  check(): void;
+  /** The session ended: no countdown, no warning. */
+  stop(): void;
+  /** The countdown now, for a page that joins. */
+  state(): IdleState;
+}
+
+export function createIdleDeadline({ options, now, show, end }: IdleParts): IdleDeadline {
   let watching = false;
   let latest = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -55,25 +71,17 @@ export function createIdleDeadline({ options, now, show, end }: IdleParts) {
   }
 
   return {
-    /** A session begins (signed in, or another person's): with the person here. */
     begin() {
       watching = true;
       latest = now();
       check();
     },
-    /**
-     * The person used a page: the deadline moves. Input after the deadline (a stalled timer) revives nothing;
-     * stopped, nothing is checked, and begin() sets the deadline anew.
-     */
     active() {
       if (now() < latest + options.timeoutMs) latest = now();
       check();
     },
     check,
     stop,
-    /** The countdown now, for a page that joins. */
     state: (): IdleState => shown,
   };
 }
-
-export type IdleDeadline = ReturnType<typeof createIdleDeadline>;

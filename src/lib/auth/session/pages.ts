@@ -42,8 +42,30 @@ export function nextShared<C extends Claims>(shared: SharedSession<C>, transitio
   }
 }
 
-/** The pages one engine serves; `report` is told a handler's bug (a thrown non-AuthError). */
-export function createPages<C extends Claims>(report: (error: unknown) => void) {
+/** The pages one engine serves; see the file's head. */
+export interface Pages<C extends Claims> {
+  /** Tells every page (but `except`) a change of the session, and keeps the snapshot a joining page gets. */
+  publish(transition: Transition<C>, except?: PagePort): void;
+  /** Tells one page what is for it alone (a hidden frame to open). */
+  tell(page: PagePort, message: Reply<C>): void;
+  /** The page to ask for a hidden frame: the one that spoke last, else any; undefined with none. */
+  pick(): PagePort | undefined;
+  /** The idle countdown, to every page. */
+  show(idle: IdleState): void;
+  /** The session as a page joining now sees it. */
+  snapshot(): SharedSession<C>;
+  /** The session is forgotten without a word: no page is there to tell. */
+  reset(): void;
+  /** Serves one page over `port` with `handlers` until the returned close() (the page is gone). */
+  serve(port: PagePort, handlers: Record<string, Handler>): () => void;
+  /** How many pages it serves. */
+  size(): number;
+  /** Forgets every page (the engine destroyed). */
+  clear(): void;
+}
+
+/** `report` is told a handler's bug (a thrown non-AuthError). */
+export function createPages<C extends Claims>(report: (error: unknown) => void): Pages<C> {
   const pages = new Set<PagePort>();
   let shared: SharedSession<C> = { status: 'signed-out' };
   /** The page that spoke last (a command, the person's input, a wake): the likeliest to be open and running. */
@@ -75,22 +97,15 @@ export function createPages<C extends Claims>(report: (error: unknown) => void) 
   }
 
   return {
-    /** Tells every page (but `except`) a change of the session, and keeps the snapshot a joining page gets. */
     publish(transition: Transition<C>, except?: PagePort) {
       shared = nextShared(shared, transition);
       for (const page of pages) if (page !== except) page.postMessage({ notice: 'transition', transition });
     },
-    /** Tells one page what is for it alone (a hidden frame to open). */
     tell: (page: PagePort, message: Reply<C>) => page.postMessage(message),
-    /** The page to ask for a hidden frame: the one that spoke last, else any; undefined with none. */
-    pick: (): PagePort | undefined => (latest && pages.has(latest) ? latest : pages.values().next().value),
-    /** The idle countdown, to every page. */
+    pick: () => (latest && pages.has(latest) ? latest : pages.values().next().value),
     show: (idle: IdleState) => pages.forEach((page) => page.postMessage({ notice: 'idle', idle })),
-    /** The session as a page joining now sees it. */
     snapshot: () => shared,
-    /** The session is forgotten without a word: no page is there to tell. */
     reset: () => void (shared = { status: 'signed-out' }),
-    /** Serves one page over `port` with `handlers` until the returned close() (the page is gone). */
     serve(port: PagePort, handlers: Record<string, Handler>): () => void {
       const listener = (event: MessageEvent) => void answer(port, event.data, handlers);
       pages.add(port);
@@ -105,5 +120,3 @@ export function createPages<C extends Claims>(report: (error: unknown) => void) 
     clear: () => pages.clear(),
   };
 }
-
-export type Pages<C extends Claims> = ReturnType<typeof createPages<C>>;

@@ -68,7 +68,25 @@ const FRAME_EARLY_MS = 5 * 60_000;
 export const NO_PAGE = 'no page';
 
 /** The renewal of one vault's sessions; see the file's head. */
-export function createRenewal(parts: RenewalParts) {
+export interface Renewal {
+  /** A new session's tokens (`fresh`: a sign-in, where the frame may be tried again), or renewed ones: planned anew. */
+  planned(tokens: TokenSet, fresh?: boolean): void;
+  /** Renews now, once for every caller (single flight). True when new tokens arrived. */
+  renew(): Promise<boolean>;
+  /** The renewal under way, if any: a request waits for it rather than start another while offline. */
+  renewing(): Promise<boolean> | undefined;
+  /** The last renewal could not reach the provider: the tokens are kept, and may have expired. */
+  offline(): boolean;
+  /**
+   * Timers stall while a laptop sleeps or a page is frozen, and the network returns unannounced: call when
+   * a page comes back or the browser is online. Offline, it tries at once.
+   */
+  checkDue(): void;
+  /** The session ended: nothing more is planned. */
+  stop(): void;
+}
+
+export function createRenewal(parts: RenewalParts): Renewal {
   const { now } = parts;
   let dueAt = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -177,7 +195,6 @@ export function createRenewal(parts: RenewalParts) {
   }
 
   return {
-    /** A new session's tokens (`fresh`: a sign-in, where the frame may be tried again), or renewed ones: planned anew. */
     planned(tokens: TokenSet, fresh = false) {
       if (fresh) frameFailed = false;
       misses = 0;
@@ -185,14 +202,8 @@ export function createRenewal(parts: RenewalParts) {
       plan(tokens);
     },
     renew,
-    /** The renewal under way, if any: a request waits for it rather than start another while offline. */
     renewing: () => renewing,
-    /** The last renewal could not reach the provider: the tokens are kept, and may have expired. */
     offline: () => misses > 0,
-    /**
-     * Timers stall while a laptop sleeps or a page is frozen, and the network returns unannounced: call when
-     * a page comes back or the browser is online. Offline, it tries at once.
-     */
     checkDue() {
       const tokens = parts.tokens();
       if (!tokens) return;
@@ -202,7 +213,6 @@ export function createRenewal(parts: RenewalParts) {
       }
       if (misses > 0 || now() >= dueAt) due();
     },
-    /** The session ended: nothing more is planned. */
     stop() {
       misses = 0;
       waitingForPage = false;
@@ -210,5 +220,3 @@ export function createRenewal(parts: RenewalParts) {
     },
   };
 }
-
-export type Renewal = ReturnType<typeof createRenewal>;

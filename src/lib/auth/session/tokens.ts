@@ -51,7 +51,48 @@ export interface VaultParts {
 }
 
 /** The vault of one engine; see the file's head. */
-export function createVault(parts: VaultParts) {
+export interface Vault {
+  /** The session held: its tokens, scope, DPoP key and what step-ups added. */
+  held(): Held | undefined;
+  tokens(): TokenSet | undefined;
+  /** The scope the session was granted; the instance's own before any sign-in. */
+  scope(): string;
+  /** Aborted when the session ends. */
+  signal(): AbortSignal;
+  /** The DPoP key of the session, or the one made for a sign-in before a session holds it (RFC 9449). */
+  keys(): CryptoKeyPair | undefined;
+  /** The proof oauth4webapi signs with that key; undefined without DPoP. */
+  dpop(): Proof;
+  /** The DPoP key the engine made for a sign-in, before a session holds it. */
+  bind(keys: CryptoKeyPair): void;
+  /** A new session: a sign-in, another person's sign-in, or a step-up's wider grant. */
+  hold(next: Held): void;
+  /** A refresh token rotated by a grant for an API (RFC 6749 §6): the access token stays as it is. */
+  rotate(refreshToken: string): void;
+  /** Renews now, once for every caller (single flight). True when new tokens arrived. */
+  renew(): Promise<boolean>;
+  /** The renewal under way, if any: a request waits for it rather than start another while offline. */
+  renewing(): Promise<boolean> | undefined;
+  /** Every refresh-token grant of the session, in turn; what it returns becomes the session's (rotation included). */
+  grant(params?: ResourceParams): Promise<TokenSet>;
+  /** The last renewal could not reach the provider: the tokens are kept, and may have expired. */
+  offline(): boolean;
+  /** The access token for `origin`'s API (undefined for an origin without one): kept until about to expire. */
+  apiToken(origin: string): Promise<string | undefined>;
+  /** Forgets `accessToken` for `origin` after its API refused it (`invalid_token`): the next request gets another. */
+  forgetApiToken(origin: string, accessToken: string): void;
+  /** The session ends here without a sign-out, e.g. a resource refused its renewed token. */
+  end(error?: AuthError): void;
+  /** Forgets the session (sign-out) and returns the tokens it held, live or ended on its own, for revocation. */
+  drop(): TokenSet | undefined;
+  /**
+   * Timers stall while a laptop sleeps or a page is frozen, and the network returns unannounced: call when
+   * a page comes back or the browser is online. Offline, it tries at once.
+   */
+  checkDue(): void;
+}
+
+export function createVault(parts: VaultParts): Vault {
   let held: Held | undefined;
   /** What a session that ended on its own held: kept in memory only, to revoke it at sign-out. */
   let ended: TokenSet | undefined;
@@ -142,25 +183,18 @@ export function createVault(parts: VaultParts) {
   }
 
   return {
-    /** The session held: its tokens, scope, DPoP key and what step-ups added. */
     held: () => held,
     tokens: () => held?.tokens,
-    /** The scope the session was granted; the instance's own before any sign-in. */
     scope,
-    /** Aborted when the session ends. */
     signal: () => life.signal,
-    /** The DPoP key of the session, or the one made for a sign-in before a session holds it (RFC 9449). */
     keys: () => held?.keys ?? ownKeys,
-    /** The proof oauth4webapi signs with that key; undefined without DPoP. */
     dpop(): Proof {
       const keys = held?.keys ?? ownKeys;
       if (!keys) return undefined;
       if (proof?.keys !== keys) proof = { keys, handle: DPoP(parts.client, keys) };
       return proof.handle;
     },
-    /** The DPoP key the engine made for a sign-in, before a session holds it. */
     bind: (keys: CryptoKeyPair) => void (ownKeys = keys),
-    /** A new session: a sign-in, another person's sign-in, or a step-up's wider grant. */
     hold(next: Held) {
       finish();
       ended = undefined;
@@ -169,29 +203,17 @@ export function createVault(parts: VaultParts) {
     },
     rotate,
     renew: renewal.renew,
-    /** The renewal under way, if any: a request waits for it rather than start another while offline. */
     renewing: renewal.renewing,
     grant,
-    /** The last renewal could not reach the provider: the tokens are kept, and may have expired. */
     offline: renewal.offline,
-    /** The access token for `origin`'s API (undefined for an origin without one): kept until about to expire. */
     apiToken: apiTokens.get,
-    /** Forgets `accessToken` for `origin` after its API refused it (`invalid_token`): the next request gets another. */
     forgetApiToken: apiTokens.forget,
-    /** The session ends here without a sign-out, e.g. a resource refused its renewed token. */
     end,
-    /** Forgets the session (sign-out) and returns the tokens it held, live or ended on its own, for revocation. */
     drop(): TokenSet | undefined {
       const had = finish() ?? ended;
       ended = undefined;
       return had;
     },
-    /**
-     * Timers stall while a laptop sleeps or a page is frozen, and the network returns unannounced: call when
-     * a page comes back or the browser is online. Offline, it tries at once.
-     */
     checkDue: renewal.checkDue,
   };
 }
-
-export type Vault = ReturnType<typeof createVault>;

@@ -91,66 +91,79 @@ export const sessionState = <C extends Claims>(
 ): SessionState<C> => ({ status, user: null, expiresAt: null, error, known, offline: false, endsAt: null });
 
 /** The session's transitions: the only ways its state changes, and what emits the session's events. */
+export interface Session<C extends Claims> {
+  /** What views read: never a token. */
+  session: ReactiveStore<SessionState<C>>;
+  /** Signed out; `reason` when a session ended here, none when a page load settles without one. */
+  signedOut(reason?: SignOutReason): void;
+  /** The person stays known while the page leaves (a step-up), and as the page comes back. */
+  redirecting(): void;
+  /** The page came back without the redirect having happened. */
+  redirectAbandoned(): void;
+  signedIn(user: C, expiresAt: number): void;
+  /** Renewed: online again when it was offline, and told in that order. */
+  renewed(expiresAt: number): void;
+  /** The session cannot renew without the person: it ends at `endsAt`. */
+  ending(endsAt: number): void;
+  /** A renewal could not reach the identity service: the session goes on, offline, until one does. */
+  offline(): void;
+  /**
+   * Signed out, with an error that offers a new attempt returning to `returnTo`. A known person stays
+   * known; `had`: this browser had a session the person did not end (a page load knows no one yet).
+   */
+  failed(err: AuthError, returnTo?: string, had?: boolean): void;
+  /** The session ended on its own; a new sign-in returns to `returnTo`. Its person stays known. */
+  expired(err?: AuthError, returnTo?: string): void;
+  /** Signed out with a notice that is not a failure of the sign-in (a stale link). */
+  notice(code: AuthErrorCode): void;
+}
+
 export function createSession<C extends Claims>(
   { emit }: Pick<Events, 'emit'>,
   initial: SessionState<C> = sessionState('loading'),
-) {
+): Session<C> {
   const { set, update, readable } = reactiveStore(initial);
   // What showed before a redirect began: Back from the identity service may bring this page back from
   // the back/forward cache, where it must not stay "redirecting" for ever.
   let beforeRedirect = initial;
   return {
     session: readable,
-    /** Signed out; `reason` when a session ended here, none when a page load settles without one. */
-    signedOut(reason?: SignOutReason) {
+    signedOut(reason) {
       set(sessionState('signed-out'));
       if (reason) emit('signed-out', { reason });
     },
-    /** The person stays known while the page leaves (a step-up), and as the page comes back. */
     redirecting: () => {
       beforeRedirect = readable.current;
       set(sessionState('redirecting', null, beforeRedirect.known));
     },
-    /** The page came back without the redirect having happened. */
     redirectAbandoned: () => readable.current.status === 'redirecting' && set(beforeRedirect),
-    signedIn(user: C, expiresAt: number) {
+    signedIn(user, expiresAt) {
       set({ status: 'signed-in', user, expiresAt, error: null, known: true, offline: false, endsAt: null });
       emit('signed-in', { sub: user.sub });
     },
-    /** Renewed: online again when it was offline, and told in that order. */
-    renewed(expiresAt: number) {
+    renewed(expiresAt) {
       const wasOffline = readable.current.offline;
       update((s) => ({ ...s, expiresAt, offline: false }));
       if (wasOffline) emit('online', {});
       emit('renewed', { expiresAt });
     },
-    /** The session cannot renew without the person: it ends at `endsAt`. */
-    ending: (endsAt: number) => readable.current.status === 'signed-in' && update((s) => ({ ...s, endsAt })),
-    /** A renewal could not reach the identity service: the session goes on, offline, until one does. */
+    ending: (endsAt) => readable.current.status === 'signed-in' && update((s) => ({ ...s, endsAt })),
     offline() {
       if (readable.current.offline) return;
       update((s) => ({ ...s, offline: true }));
       emit('offline', {});
     },
-    /**
-     * Signed out, with an error that offers a new attempt returning to `returnTo`. A known person stays
-     * known; `had`: this browser had a session the person did not end (a page load knows no one yet).
-     */
-    failed(err: AuthError, returnTo?: string, had = false) {
+    failed(err, returnTo, had = false) {
       set(sessionState('error', { ...err.toJSON(), returnTo }, had || readable.current.known));
       emit('error', { error: publicError(err) });
     },
-    /** The session ended on its own; a new sign-in returns to `returnTo`. Its person stays known. */
-    expired(err?: AuthError, returnTo?: string) {
+    expired(err, returnTo) {
       set(sessionState('expired', { ...err?.toJSON(), code: 'session_expired', returnTo }, true));
       emit('expired', { error: err && publicError(err) });
     },
-    /** Signed out with a notice that is not a failure of the sign-in (a stale link). */
-    notice: (code: AuthErrorCode) => set({ ...sessionState<C>('signed-out'), error: { code } }),
+    notice: (code) => set({ ...sessionState<C>('signed-out'), error: { code } }),
   };
 }
-
-export type Session<C extends Claims> = ReturnType<typeof createSession<C>>;
 
 /** The session once it is neither loading nor redirecting: at once when it is settled already. */
 export function settledOf<C extends Claims>(session: ReactiveStore<SessionState<C>>): Promise<SessionState<C>> {
