@@ -255,6 +255,28 @@ describe('grants, one after another through one entry', () => {
     expect(parts.renewed).not.toHaveBeenCalled();
   });
 
+  it("a grant for an API whose answer carries no refresh token keeps the session's (RFC 6749 §6)", async () => {
+    const { endpoint, vault, hold } = setup(async (_current, params) =>
+      params ? { ...tokens(9), refreshToken: undefined } : tokens(2, 200_000),
+    );
+    hold(tokens(1));
+    await vault.grant({ resource: NOTES.resource });
+    expect(vault.tokens()).toMatchObject({ accessToken: 'at-1', refreshToken: 'rt-1' });
+    await vault.renew();
+    expect(endpoint.mock.calls[1][0].refreshToken).toBe('rt-1');
+  });
+
+  it('a grant with none under way asks at once, also after earlier ones settled', async () => {
+    const { endpoint, vault, hold } = setup(async () => tokens(9));
+    hold(tokens(1));
+    await vault.grant({ resource: NOTES.resource });
+    await vault.grant({ resource: NOTES.resource }).catch(() => {});
+    void vault.grant({ resource: NOTES.resource });
+    // The grant is loaded (one step), then asked: nothing waits for an earlier grant's settling.
+    await Promise.resolve();
+    expect(endpoint).toHaveBeenCalledTimes(3);
+  });
+
   it('a session that ended meanwhile: aborted, and nothing of the answer is kept', async () => {
     let finish!: () => void;
     const { vault, hold } = setup(async () => {

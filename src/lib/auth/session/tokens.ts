@@ -177,7 +177,7 @@ export function createVault(parts: VaultParts): Vault {
       if (signal.aborted) throw new AuthError('aborted');
       // The session's own grant: its tokens are the session's, rotated refresh token and all.
       if (!params) renewTo(next);
-      else if (next.refreshToken && next.refreshToken !== current.refreshToken) rotate(next.refreshToken);
+      else if (next.refreshToken) rotate(next.refreshToken);
       return next;
     });
   }
