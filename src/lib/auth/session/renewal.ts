@@ -118,13 +118,14 @@ export function createRenewal(parts: RenewalParts): Renewal {
     schedule(how ? Math.max(start + MIN_RENEW_DELAY_MS, expiresAt - early) : expiresAt);
   }
 
+  /** The timer fired, or a page asks (checkDue): renews when due, or, with no way to renew left, ends. */
   function due() {
-    const tokens = parts.tokens();
-    if (!tokens) return;
     // A timer that fired early waits again; offline, the backoff's timer or the pages' events say when.
     if (now() < dueAt && !misses) return schedule(dueAt);
-    if (renewsBy(tokens)) void renew();
-    else parts.end();
+    // A frame that found no page waits for one until expiry; then the session ends (no frame tried again
+    // and again on a timer at zero while no page comes).
+    if (waitingForPage) return parts.end();
+    void renew();
   }
 
   /** The network, not the provider: the tokens and the person stay, past expiry too, and it is tried again with backoff. */
@@ -211,11 +212,10 @@ export function createRenewal(parts: RenewalParts): Renewal {
         waitingForPage = false;
         return void renew();
       }
-      if (misses > 0 || now() >= dueAt) due();
+      due();
     },
     stop() {
       misses = 0;
-      waitingForPage = false;
       clearTimeout(timer);
     },
   };
