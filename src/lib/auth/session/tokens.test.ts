@@ -318,6 +318,78 @@ describe('tokens for APIs', () => {
     expect(await vault.apiToken('https://elsewhere.example')).toBeUndefined();
   });
 
+  it('are renewed 30 s before expiry, or at four fifths of a shorter life, not sooner', async () => {
+    let n = 10;
+    const { endpoint, vault, hold } = setup(async () => tokens(n++, lives.shift()));
+    const lives = [100_000, 3_600_000];
+    hold(tokens(1));
+    await vault.apiToken('https://notes.example');
+    now += 80_000 - 1;
+    expect(await vault.apiToken('https://notes.example')).toBe('at-10');
+    now += 1;
+    expect(await vault.apiToken('https://notes.example')).toBe('at-11');
+    now += 3_600_000 - 30_000 - 1;
+    expect(await vault.apiToken('https://notes.example')).toBe('at-11');
+    now += 1;
+    expect(await vault.apiToken('https://notes.example')).toBe('at-12');
+    expect(endpoint).toHaveBeenCalledTimes(3);
+  });
+
+  it('a failed token is not kept: the next request asks again; a late failure leaves a newer token in place', async () => {
+    let fail!: (err: unknown) => void;
+    let n = 10;
+    const { endpoint, vault, hold } = setup(async () => tokens(n++));
+    hold(tokens(1));
+    endpoint.mockRejectedValueOnce(new AuthError('timeout'));
+    await expect(vault.apiToken('https://notes.example')).rejects.toMatchObject({ code: 'timeout' });
+    expect(await vault.apiToken('https://notes.example')).toBe('at-10');
+
+    hold(tokens(2));
+    endpoint.mockImplementationOnce(() => new Promise((_resolve, reject) => (fail = reject)));
+    const late = vault.apiToken('https://notes.example').catch((err: unknown) => err);
+    await vi.waitFor(() => expect(endpoint).toHaveBeenCalledTimes(3));
+    hold(tokens(3));
+    // Asked for the new session before the old session's grant fails; made once that one settled.
+    const next = vault.apiToken('https://notes.example');
+    fail(new AuthError('timeout'));
+    await late;
+    expect(await next).toBe('at-11');
+    expect(await vault.apiToken('https://notes.example')).toBe('at-11');
+    expect(endpoint).toHaveBeenCalledTimes(4);
+  });
+
+  it('forgetting a token that is not (yet) there changes nothing', async () => {
+    let finish!: () => void;
+    const { endpoint, vault, hold } = setup(async () => tokens(10));
+    hold(tokens(1));
+    vault.forgetApiToken('https://notes.example', 'at-10');
+    endpoint.mockImplementationOnce(() => new Promise((resolve) => (finish = () => resolve(tokens(10)))));
+    const first = vault.apiToken('https://notes.example');
+    await vi.waitFor(() => expect(endpoint).toHaveBeenCalledTimes(1));
+    vault.forgetApiToken('https://notes.example', 'at-10');
+    finish();
+    expect(await first).toBe('at-10');
+    expect(await vault.apiToken('https://notes.example')).toBe('at-10');
+    expect(endpoint).toHaveBeenCalledTimes(1);
+  });
+
+  it('a refresh token refused after the session ended does not end the next one', async () => {
+    let refuse!: () => void;
+    const { vault, hold, parts, endpoint } = setup(async () => tokens(9));
+    hold(tokens(1));
+    endpoint.mockImplementationOnce(
+      () => new Promise((_resolve, reject) => (refuse = () => reject(new AuthError('invalid_grant')))),
+    );
+    const late = vault.apiToken('https://notes.example').catch((err: unknown) => err);
+    await vi.waitFor(() => expect(endpoint).toHaveBeenCalledTimes(1));
+    vault.drop();
+    hold(tokens(2));
+    refuse();
+    await late;
+    expect(vault.tokens()?.accessToken).toBe('at-2');
+    expect(parts.ended).not.toHaveBeenCalled();
+  });
+
   it('a refused token is forgotten, only when it is the one cached', async () => {
     let n = 10;
     const { vault, hold } = setup(async () => tokens(n++));
