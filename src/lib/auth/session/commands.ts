@@ -130,7 +130,7 @@ async function restore<C extends Claims>(core: SessionCore<C>, page: PagePort) {
   const keys = options.dpop ? (vault.keys() ?? (await createKeys())) : undefined;
   if (keys) vault.bind(keys);
   try {
-    const { tokens, user } = await frames.authorize({ scope: server.scope }, vault.dpop(), page);
+    const { tokens, user } = await frames.authorize(server.scope, vault.dpop(), page);
     if (life.aborted) {
       revokeAll(server, tokens);
       return 'signed-out';

@@ -84,7 +84,7 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
    * tokens of another person's answer, or of one that came after the session ended, are revoked.
    */
   async function renewInFrame(held: Held, signal: AbortSignal) {
-    const { tokens, user: person } = await frames!.authorize({ scope: held.scope, apis: held.added }, vault.dpop());
+    const { tokens, user: person } = await frames!.authorize(held.scope, vault.dpop());
     if (signal.aborted || person.sub !== user?.sub) {
       revokeAll(server, tokens);
       throw new AuthError(signal.aborted ? 'aborted' : 'account_changed');

@@ -17,23 +17,18 @@ export interface FrameParts<C extends Claims> {
   now(): number;
 }
 
-/** What a frame's authorization asks for: the session's scope, and what step-ups added for each API. */
-export interface FrameAsk {
-  scope: string;
-  apis?: Record<string, string>;
-}
-
 /** The page gives up on its frame after the request timeout (page/frame.ts); this covers a page gone meanwhile. */
 const ANSWER_SLACK_MS = 5_000;
 
 /** The engine's hidden-frame authorizations; see the file's head. */
 export interface Frames<C extends Claims> {
   /**
-   * A prompt=none authorization in a hidden frame of `page` (default: the page that spoke last), after
-   * any under way: the new tokens and the claims, or an AuthError (`frame_refused`, `login_required`, …).
-   * Not abortable: the caller holds the tokens once it returns, and revokes them if its session ended.
+   * A prompt=none authorization for `scope` (the session's, a step-up's widening included) in a hidden
+   * frame of `page` (default: the page that spoke last), after any under way: the new tokens and the
+   * claims, or an AuthError (`frame_refused`, `login_required`, …). Not abortable: the caller holds the
+   * tokens once it returns, and revokes them if its session ended.
    */
-  authorize(ask: FrameAsk, dpop: Proof, page?: PagePort): Promise<{ tokens: TokenSet; user: C }>;
+  authorize(scope: string, dpop: Proof, page?: PagePort): Promise<{ tokens: TokenSet; user: C }>;
   /** A page's `framed`: settles the frame that page was asked to open with that `state`; anything else is ignored. */
   answered(answer: FrameAnswer, from: PagePort): void;
 }
@@ -57,22 +52,21 @@ export function createFrames<C extends Claims>({ server, pages, now }: FramePart
     });
   }
 
-  async function authorize(ask: FrameAsk, dpop: Proof, page: PagePort | undefined) {
+  async function authorize(scope: string, dpop: Proof, page: PagePort | undefined) {
     if (!page) throw new AuthError('frame_refused', { reason: NO_PAGE });
-    const stepUp = ask.scope === server.scope && !ask.apis ? undefined : { scope: ask.scope, apis: ask.apis };
-    const { url, pending } = await authorizationRequest(server, { returnTo: '/', prompt: 'none', stepUp, now: now() });
+    const { url, pending } = await authorizationRequest(server, { returnTo: '/', prompt: 'none', stepUp: { scope }, now: now() });
     const params = await open(page, url, pending.state);
     checkShape({ params, inFragment: false });
     return completeSignIn<C>(server, dpop, { params }, pending, now());
   }
 
   return {
-    authorize(ask: FrameAsk, dpop: Proof, page = pages.pick()): Promise<{ tokens: TokenSet; user: C }> {
-      const run = turn.then(() => authorize(ask, dpop, page));
+    authorize(scope, dpop, page = pages.pick()) {
+      const run = turn.then(() => authorize(scope, dpop, page));
       turn = run.catch(() => {});
       return run;
     },
-    answered(answer: FrameAnswer, from: PagePort) {
+    answered(answer, from) {
       if (waiting?.page === from && waiting.state === answer.state) waiting.settle(answer);
     },
   };

@@ -30,7 +30,7 @@ const tokenSet = (n: number, lifeMs: number, refreshToken: string | undefined = 
   subject: 'alice',
 });
 
-/** A renewal over `held` tokens; `refresh` and `frame` scripted, every other collaborator a spy. */
+/** A renewal over `held` tokens, its collaborators spies (`parts`), `more` in their place. */
 function setup(more: Partial<RenewalParts> = {}) {
   let held: TokenSet | undefined;
   let life = new AbortController();
@@ -45,9 +45,8 @@ function setup(more: Partial<RenewalParts> = {}) {
     offline: vi.fn(),
     retrying: vi.fn(),
     ending: vi.fn(),
-    ...more,
   };
-  const renewal = createRenewal(parts);
+  const renewal = createRenewal({ ...parts, ...more });
   return {
     parts,
     renewal,
