@@ -277,6 +277,22 @@ describe('grants, one after another through one entry', () => {
     expect(endpoint).toHaveBeenCalledTimes(3);
   });
 
+  it('a grant asked while another waits its turn waits for that one too, not only for the first', async () => {
+    const answers: (() => void)[] = [];
+    const { endpoint, vault, hold } = setup(() => new Promise((resolve) => answers.push(() => resolve(tokens(9)))));
+    hold(tokens(1));
+    void vault.grant({ resource: NOTES.resource });
+    void vault.grant({ resource: NOTES.resource });
+    await vi.waitFor(() => expect(endpoint).toHaveBeenCalledTimes(1));
+    answers[0]();
+    await vi.waitFor(() => expect(endpoint).toHaveBeenCalledTimes(2));
+    void vault.grant({ resource: NOTES.resource });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(endpoint).toHaveBeenCalledTimes(2);
+    answers[1]();
+    await vi.waitFor(() => expect(endpoint).toHaveBeenCalledTimes(3));
+  });
+
   it('a session that ended meanwhile: aborted, and nothing of the answer is kept', async () => {
     let finish!: () => void;
     const { vault, hold } = setup(async () => {
