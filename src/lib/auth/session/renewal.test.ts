@@ -138,6 +138,18 @@ describe('what a renewal is worth', () => {
 describe('in a hidden frame', () => {
   const noRefresh = (lifeMs: number) => tokenSet(1, lifeMs, undefined);
 
+  /** A session without a refresh token whose frame fell due with no page open to hold it. */
+  async function foundNoPage() {
+    const { frame, calls } = scriptedFrame();
+    const session = setup({ frame, canGrant: false });
+    const tokens = noRefresh(60 * MINUTE);
+    session.hold(tokens);
+    await wait(55 * MINUTE);
+    calls[0].reject(new AuthError('frame_refused', { reason: NO_PAGE }));
+    await vi.waitFor(() => expect(session.renewal.renewing()).toBeUndefined());
+    return { ...session, frame, calls, tokens };
+  }
+
   it('begins five minutes before expiry, or at half a short life; its tokens are kept', async () => {
     const { frame, calls } = scriptedFrame();
     const { parts, hold } = setup({ frame, canGrant: false });
@@ -179,12 +191,7 @@ describe('in a hidden frame', () => {
   });
 
   it('no page to hold it: nothing is announced; the next page back renews before expiry, once', async () => {
-    const { frame, calls } = scriptedFrame();
-    const { renewal, parts, hold } = setup({ frame, canGrant: false });
-    hold(noRefresh(60 * MINUTE));
-    await wait(55 * MINUTE);
-    calls[0].reject(new AuthError('frame_refused', { reason: NO_PAGE }));
-    await vi.waitFor(() => expect(renewal.renewing()).toBeUndefined());
+    const { frame, calls, renewal, parts } = await foundNoPage();
     for (const spy of [parts.offline, parts.retrying, parts.ending, parts.end]) expect(spy).not.toHaveBeenCalled();
     await wait(MINUTE);
     expect(frame).toHaveBeenCalledTimes(1);
@@ -195,13 +202,7 @@ describe('in a hidden frame', () => {
   });
 
   it('no page, then a page back after expiry: the session ends, no frame is tried', async () => {
-    const { frame, calls } = scriptedFrame();
-    const { renewal, parts, hold } = setup({ frame, canGrant: false });
-    const tokens = noRefresh(60 * MINUTE);
-    hold(tokens);
-    await wait(55 * MINUTE);
-    calls[0].reject(new AuthError('frame_refused', { reason: NO_PAGE }));
-    await vi.waitFor(() => expect(renewal.renewing()).toBeUndefined());
+    const { frame, renewal, parts, tokens } = await foundNoPage();
     vi.clearAllTimers();
     now = tokens.expiresAt;
     renewal.checkDue();
@@ -210,13 +211,7 @@ describe('in a hidden frame', () => {
   });
 
   it('no page until expiry: the session ends then, and no frame is tried again meanwhile', async () => {
-    const { frame, calls } = scriptedFrame();
-    const { renewal, parts, hold } = setup({ frame, canGrant: false });
-    const tokens = noRefresh(60 * MINUTE);
-    hold(tokens);
-    await wait(55 * MINUTE);
-    calls[0].reject(new AuthError('frame_refused', { reason: NO_PAGE }));
-    await vi.waitFor(() => expect(renewal.renewing()).toBeUndefined());
+    const { frame, parts, tokens } = await foundNoPage();
     await wait(tokens.expiresAt - now - 1);
     expect(parts.end).not.toHaveBeenCalled();
     await wait(1);
@@ -226,13 +221,7 @@ describe('in a hidden frame', () => {
   });
 
   it("a frame that cannot work, tried from a page that came back: the end is announced for expiry, and a page's wake does not end it sooner", async () => {
-    const { frame, calls } = scriptedFrame();
-    const { renewal, parts, hold } = setup({ frame, canGrant: false });
-    const tokens = noRefresh(60 * MINUTE);
-    hold(tokens);
-    await wait(55 * MINUTE);
-    calls[0].reject(new AuthError('frame_refused', { reason: NO_PAGE }));
-    await vi.waitFor(() => expect(renewal.renewing()).toBeUndefined());
+    const { frame, calls, renewal, parts, tokens } = await foundNoPage();
     renewal.checkDue();
     calls[1].reject(new AuthError('login_required'));
     await vi.waitFor(() =>
