@@ -67,8 +67,6 @@ export interface Vault {
   bind(keys: CryptoKeyPair): void;
   /** A new session: a sign-in, another person's sign-in, or a step-up's wider grant. */
   hold(next: Held): void;
-  /** A refresh token rotated by a grant for an API (RFC 6749 §6): the access token stays as it is. */
-  rotate(refreshToken: string): void;
   /** Renews now, once for every caller (single flight). True when new tokens arrived. */
   renew(): Promise<boolean>;
   /** The renewal under way, if any: a request waits for it rather than start another while offline. */
@@ -201,7 +199,6 @@ export function createVault(parts: VaultParts): Vault {
       held = next;
       renewal.planned(next.tokens, true);
     },
-    rotate,
     renew: renewal.renew,
     renewing: renewal.renewing,
     grant,
