@@ -32,8 +32,8 @@ export interface EngineParts {
   options: AuthOptions;
   network: Network;
   now(): number;
-  /** The app's other hosts (in-page engines of other tabs); none in tests. */
-  signal?: Signal;
+  /** The app's other hosts (host/signal.ts): every host opens one, whether or not the browser has a channel. */
+  signal: Signal;
   /** A bug in a handler (a thrown non-AuthError): reported as the host reports uncaught errors. */
   report?(error: unknown): void;
 }
@@ -83,11 +83,11 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
    * The session renewed in a hidden frame: only for the person it is for, and only while it lasts; the
    * tokens of another person's answer, or of one that came after the session ended, are revoked.
    */
-  async function renewInFrame(held: Held, signal: AbortSignal) {
+  async function renewInFrame(held: Held, ended: AbortSignal) {
     const { tokens, user: person } = await frames!.authorize(held.scope, vault.dpop());
-    if (signal.aborted || person.sub !== user?.sub) {
+    if (ended.aborted || person.sub !== user?.sub) {
       revokeAll(server, tokens);
-      throw new AuthError(signal.aborted ? 'aborted' : 'account_changed');
+      throw new AuthError(ended.aborted ? 'aborted' : 'account_changed');
     }
     return tokens;
   }
@@ -125,7 +125,7 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
     user = person;
     idle?.begin();
     pages.publish({ type: 'signed-in', user: person, expiresAt: held.tokens.expiresAt });
-    signal?.signedIn(person.sub);
+    signal.signedIn(person.sub);
   }
 
   /** Ends the session in every page and revokes what it held, live or ended on its own (RFC 7009). */
@@ -137,7 +137,7 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
     if (tokens) revokeAll(server, tokens);
     // The page that signed out has said so itself; the others learn it from here.
     pages.publish({ type: 'signed-out', reason: reason === 'user' ? 'other-tab' : reason }, from);
-    if (reason !== 'other-tab') signal?.signedOut();
+    if (reason !== 'other-tab') signal.signedOut();
     return tokens;
   }
 
@@ -154,7 +154,7 @@ export function createEngine<C extends Claims>({ options, network, now, signal, 
     signedOut: () => signedOut.signal,
     begin,
     signOut,
-    active: () => signal?.active(),
+    active: () => signal.active(),
   };
   const handlers = commandHandlers(core) as unknown as Record<string, Handler>;
 
