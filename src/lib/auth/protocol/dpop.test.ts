@@ -145,3 +145,41 @@ describe('with dpop off', () => {
     expect(tab.state.error?.code).toBe('invalid_response');
   });
 });
+
+describe('with dpop on and sessions renewed in a hidden frame (no refresh token)', () => {
+  const h = useAuthHarness({ dpop: true, hiddenFrame: true });
+
+  it("a frame's renewal proves the session's key: its exchange and the API calls after it", async () => {
+    vi.useFakeTimers();
+    h.idp.dpop = true;
+    h.idp.expiresIn = 60;
+    const tab = await h.signIn();
+    const expiresAt = tab.state.expiresAt!;
+    // A frame renews at half a 60-second life.
+    await vi.advanceTimersByTimeAsync(30_000);
+    await vi.waitFor(() => expect(tab.state.expiresAt).toBeGreaterThan(expiresAt));
+    expect((await tab.auth.fetch(API_URL)).status).toBe(200);
+    const [signIn, renewal] = h.idp.tokenRequests('authorization_code');
+    expect(h.frames).toHaveLength(1);
+    expect(proofOf(renewal).header.jwk).toEqual(proofOf(signIn).header.jwk);
+    expect(proofOf(h.idp.to(API_URL)[0]).header.jwk).toEqual(proofOf(signIn).header.jwk);
+  });
+
+  it('a lone reload restored in a frame binds the new tokens to a key of the new engine', async () => {
+    h.idp.dpop = true;
+    await h.signIn();
+    await h.closeTabs();
+    h.endWorkers();
+    h.reloaded = true;
+    const tab = await h.loadAt(APP_URL);
+    await vi.waitFor(() => expect(tab.state.status).toBe('signed-in'));
+    expect(h.frames).toHaveLength(1);
+    expect(h.idp.issued.at(-1)!.token_type).toBe('DPoP');
+    expect((await tab.auth.fetch(API_URL)).status).toBe(200);
+    const [signIn, restore] = h.idp.tokenRequests('authorization_code');
+    expect(proofOf(restore).claims).toMatchObject({ htm: 'POST', htu: TOKEN_URL });
+    expect(proofOf(h.idp.to(API_URL)[0]).header.jwk).toEqual(proofOf(restore).header.jwk);
+    // The old engine's key went with it: nothing of it survived the reload.
+    expect(proofOf(restore).header.jwk).not.toEqual(proofOf(signIn).header.jwk);
+  });
+});

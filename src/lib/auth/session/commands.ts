@@ -128,7 +128,7 @@ async function restore<C extends Claims>(core: SessionCore<C>, page: PagePort) {
   if (!frames) return 'unavailable';
   const life = core.signedOut();
   const keys = options.dpop ? (vault.keys() ?? (await createKeys())) : undefined;
-  if (keys) vault.bind(keys);
+  vault.bind(keys);
   try {
     const { tokens, user } = await frames.authorize(server.scope, vault.dpop(), page);
     if (life.aborted) {
@@ -155,7 +155,7 @@ async function complete<C extends Claims>(core: SessionCore<C>, { response, pend
   const life = core.signedOut();
   // A session's key stays its key (a step-up); a new session gets a new one (RFC 9449 §2).
   const keys = options.dpop ? (vault.keys() ?? (await createKeys())) : undefined;
-  if (keys) vault.bind(keys);
+  vault.bind(keys);
   const finish = pending.stepUp ? completeStepUp : completeSignIn;
   const { tokens, user: person } = await finish<C>(server, vault.dpop(), callback, pending, now());
   if (life.aborted) {

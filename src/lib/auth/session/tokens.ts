@@ -63,8 +63,8 @@ export interface Vault {
   keys(): CryptoKeyPair | undefined;
   /** The proof oauth4webapi signs with that key; undefined without DPoP. */
   dpop(): Proof;
-  /** The DPoP key the engine made for a sign-in, before a session holds it. */
-  bind(keys: CryptoKeyPair): void;
+  /** The DPoP key the engine made for a sign-in, before a session holds it; undefined without DPoP. */
+  bind(keys: CryptoKeyPair | undefined): void;
   /** A new session: a sign-in, another person's sign-in, or a step-up's wider grant. */
   hold(next: Held): void;
   /** Renews now, once for every caller (single flight). True when new tokens arrived. */
@@ -192,7 +192,7 @@ export function createVault(parts: VaultParts): Vault {
       if (proof?.keys !== keys) proof = { keys, handle: DPoP(parts.client, keys) };
       return proof.handle;
     },
-    bind: (keys: CryptoKeyPair) => void (ownKeys = keys),
+    bind: (keys) => void (ownKeys = keys),
     hold(next: Held) {
       finish();
       ended = undefined;
