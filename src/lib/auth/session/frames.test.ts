@@ -134,6 +134,19 @@ describe.each([
     expect(tab.state.user).toBeNull();
   });
 
+  it('answered after a sign-out: what that answer gave is revoked, and the tab stays signed out', async () => {
+    const { tab } = await signedIn(sharedWorkers);
+    const issued = h.idp.issued.length;
+    h.idp.token = async (request, standard) => {
+      tab.auth.signOut();
+      await vi.waitFor(() => expect(tab.state.status).toBe('signed-out'));
+      return standard(request);
+    };
+    await until(() => expect(h.idp.issued).toHaveLength(issued + 1), (LIFETIME_S / 2 + 5) * 1000);
+    await until(() => expect(h.idp.revoked()).toContain(h.idp.issued.at(-1)!.access_token), 5000);
+    expect(tab.state).toMatchObject({ status: 'signed-out', user: null });
+  });
+
   it('the network failing under the exchange: offline, tried again, and renewed once it is back; no end announced', async () => {
     const { tab, expiresAt } = await signedIn(sharedWorkers);
     h.idp.token = () => Promise.reject(new TypeError('Failed to fetch'));
