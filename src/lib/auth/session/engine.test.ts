@@ -187,7 +187,8 @@ describe('the engine over a port', () => {
       async function send(type: string, body: unknown = {}) {
         const id = next++;
         port2.postMessage({ id, type, body });
-        await vi.waitFor(() => expect(replies.some((reply) => reply.id === id)).toBe(true));
+        // Some commands do WebCrypto work in real time: a loaded machine may take a few seconds.
+        await vi.waitFor(() => expect(replies.some((reply) => reply.id === id)).toBe(true), { timeout: 10_000 });
         return replies.find((reply) => reply.id === id)!;
       }
       return { port: port2, replies, send };
@@ -218,6 +219,9 @@ describe('the engine over a port', () => {
     one.port.postMessage({ id: 91, type: 'token', body: { origin: 7 } });
     one.port.postMessage('wake');
     one.port.postMessage({ type: 'token', body: { origin: 'https://api.test' } });
+    // An id that is not a whole number (text, a fraction) is none a page gives: nothing answers it.
+    one.port.postMessage({ id: '92', type: 'steal', body: {} });
+    one.port.postMessage({ id: 9.5, type: 'steal', body: {} });
     await one.send('wake');
     expect(one.replies.map(({ id, error }) => ({ id, error }))).toEqual([
       { id: 90, error: { code: 'invalid_response' } },
@@ -259,12 +263,22 @@ describe('the engine over a port', () => {
     expect(h.idp.requests).toHaveLength(requests);
   });
 
+  /** The transitions `page` was told, by type. */
+  const told = (page: { replies: Record<string, unknown>[] }) =>
+    page.replies.flatMap((reply) => (reply.notice === 'transition' ? [(reply.transition as { type: string }).type] : []));
+
   it('heard: a sign-out elsewhere, or another person, ends this session and revokes it; the same person does not', async () => {
     const { engine: made, page, signal } = engine();
     const one = page();
+    // Signed out already: another tab's sign-out is not announced again (it would wipe what the page shows).
+    made.heard({ type: 'signed-out' });
+    await delivered();
+    expect(told(one)).toEqual([]);
     await signIn(one);
     made.heard({ type: 'signed-in', sub: 'alice-sub' });
     made.heard({ type: 'active' });
+    await delivered();
+    expect(told(one)).toEqual(['signed-in']);
     expect(h.idp.revoked()).toEqual([]);
     made.heard({ type: 'signed-in', sub: 'bob-sub' });
     const signedOut = { notice: 'transition', transition: { type: 'signed-out', reason: 'other-tab' } };
@@ -273,10 +287,6 @@ describe('the engine over a port', () => {
     // What another tab said is not said again: no echo.
     expect(signal.signedOut).not.toHaveBeenCalled();
   });
-
-  /** The transitions `page` was told, by type. */
-  const told = (page: { replies: Record<string, unknown>[] }) =>
-    page.replies.flatMap((reply) => (reply.notice === 'transition' ? [(reply.transition as { type: string }).type] : []));
 
   it('a sign-out ends the session in every other page, tells the other hosts, revokes, and answers the end-session request', async () => {
     const { page, signal } = engine();
@@ -350,7 +360,9 @@ describe('the engine over a port', () => {
     const one = page();
     await signIn(one);
     const first = sessionTokens()[0];
-    clock += 3_600_000;
+    const { transition } = one.replies.find((reply) => reply.notice === 'transition')! as { transition: { expiresAt: number } };
+    // At the very moment it expires, it is expired.
+    clock = transition.expiresAt;
     const renewed = (await one.send('token', { origin: API_ORIGIN })) as { answer: { accessToken: string } };
     expect(renewed.answer.accessToken).not.toBe(first);
     expect(renewed.answer.accessToken).toBe(h.idp.issued.at(-1)!.access_token);
