@@ -239,6 +239,17 @@ describe('the engine over a port', () => {
     expect(await one.send('restore')).toMatchObject({ answer: 'restored' });
   });
 
+  it("a frame's answer sent to an engine without the hidden frame (any script can send one) changes nothing", async () => {
+    const { page } = engine();
+    const one = page();
+    await signIn(one);
+    expect(await one.send('framed', { state: 's', response: 'code=c&state=s' })).toEqual({
+      id: expect.any(Number),
+      answer: null,
+    });
+    expect(told(one)).toEqual(['signed-in']);
+  });
+
   it('tells every page of a sign-in, gives a joining page the session, and tokens only to who asks', async () => {
     const { page, signal } = engine();
     const [one, two] = [page(), page()];
