@@ -138,6 +138,65 @@ describe('a page that cannot join the engine', () => {
     await vi.waitFor(() => expect(h.locks.held()).toEqual([]));
   });
 
+  it("its client's code failing to load (a deployment replaced it): the error shows, and the page holds no lock or port", async () => {
+    const tab = await h.signIn();
+    await h.close(tab);
+    vi.doMock('./host/client', () => {
+      throw new TypeError('Failed to fetch dynamically imported module');
+    });
+    onTestFinished(() => void vi.doUnmock('./host/client'));
+    const [worker] = h.workers.values();
+    const ports: { closed: boolean }[] = [];
+    worker.scope.addEventListener('connect', (event) => ports.push((event as MessageEvent).ports[0] as never));
+    const reloaded = h.newTab();
+    // Not an AuthError: shown as one, then thrown on, as every failure the module did not foresee.
+    await expect(reloaded.auth.start()).rejects.toThrow();
+    expect(reloaded.state).toMatchObject({ status: 'error', error: { code: 'invalid_response' } });
+    // The join had gone while the code loaded: the engine learns the page is gone, and the port is closed.
+    expect(ports).toHaveLength(1);
+    await vi.waitFor(() => expect(h.locks.held()).toEqual([]));
+    expect(worker.engine.pages()).toBe(0);
+  });
+
+  it("where no shared worker starts, the in-page engine's code is asked for while the client's still loads", async () => {
+    h.sharedWorkers = false;
+    let loadClient = () => {};
+    const loading = new Promise<void>((resolve) => (loadClient = resolve));
+    vi.doMock('./host/client', async (original) => {
+      await loading;
+      return original();
+    });
+    const inPageAsked = vi.fn();
+    vi.doMock('./host/in-page', (original) => {
+      inPageAsked();
+      return original();
+    });
+    onTestFinished(() => void vi.doUnmock('./host/client'));
+    onTestFinished(() => void vi.doUnmock('./host/in-page'));
+    const tab = h.newTab();
+    const signingIn = tab.auth.signIn();
+    await vi.waitFor(() => expect(inPageAsked).toHaveBeenCalled());
+    loadClient();
+    await signingIn;
+    expect(h.assign).toHaveBeenCalledOnce();
+  });
+
+  it("where the shared worker starts, a signed-in page never asks for the in-page engine's code", async () => {
+    const inPageAsked = vi.fn();
+    vi.doMock('./host/in-page', (original) => {
+      inPageAsked();
+      return original();
+    });
+    onTestFinished(() => void vi.doUnmock('./host/in-page'));
+    await h.signIn();
+    await h.closeTabs();
+    h.reloaded = true;
+    const tab = h.newTab();
+    await tab.auth.start();
+    expect(tab.state).toMatchObject({ status: 'signed-in', user: ALICE });
+    expect(inPageAsked).not.toHaveBeenCalled();
+  });
+
   it('destroy() while the page joins: once joined, it leaves at once, its lock let go', async () => {
     const tab = await h.signIn();
     await h.close(tab);

@@ -7,8 +7,9 @@
 import { realBrowser, type Browser } from './browser/browser';
 import { appNames, appStorage, type AppStorage } from './browser/storage';
 import type { PageClient } from './host/client';
+import { openHost } from './host/open';
 import { parseSignal } from './host/signal';
-import { checkOptions, issuerOf, type AuthOptions } from './options';
+import { checkOptions, issuerOf, workerName, type AuthOptions } from './options';
 import type { Network } from './protocol/http';
 import type { Claims, StandardClaims } from './protocol/steps';
 import { createEvents, type AuthEventType, type AuthListener } from './page/events';
@@ -83,29 +84,41 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
   let attached: PageClient | undefined;
   // The module's two import()s: the page's client, and the engine in this page where no shared worker starts.
   const inPage = () => import('./host/in-page');
+  /**
+   * The worker is joined while the client's code loads: the session is on its way before the code that
+   * shows it. Where no worker starts, the in-page engine's code loads beside the client's, not after it.
+   */
+  async function attach(completing?: boolean) {
+    const opening = openHost(browser(), names, workerName(options));
+    void opening.then((opened) => {
+      if (!opened.worker) inPage().catch(() => {});
+    });
+    const module = await import('./host/client').catch(async (err: unknown) => {
+      (await opening).close();
+      throw err;
+    });
+    return module.attachClient<C>({
+      options,
+      names,
+      browser: browser(),
+      network,
+      storage: storage(),
+      state,
+      events,
+      showIdle: idle.set,
+      inPage,
+      opening,
+      completing,
+    });
+  }
   const connect = (completing?: boolean) =>
-    (client ??= import('./host/client')
-      .then((module) =>
-        module.attachClient<C>({
-          options,
-          names,
-          browser: browser(),
-          network,
-          storage: storage(),
-          state,
-          events,
-          showIdle: idle.set,
-          inPage,
-          completing,
-        }),
-      )
-      .then(
-        (connected) => (attached = connected),
-        (err: unknown) => {
-          client = undefined;
-          throw err;
-        },
-      ));
+    (client ??= attach(completing).then(
+      (connected) => (attached = connected),
+      (err: unknown) => {
+        client = undefined;
+        throw err;
+      },
+    ));
 
   /** A stranger's page joins when someone signs in elsewhere: the signal says so, token-free. */
   let unwatch: (() => void) | undefined;

@@ -63,3 +63,32 @@ describe("the module's imports", () => {
     expect(outside('./host/client.test.ts', code)).toEqual([]);
   });
 });
+
+/** Static value imports and re-exports of `code`: not `import type`, not `import()` (a chunk of its own). */
+const STATIC_VALUE = /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\bfrom\s*)?(['"])([^'"\n]+)\1/gm;
+
+/** The module's files `path` loads with it (itself included): what a bundler puts in its chunk or before it. */
+function loadedWith(path: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(path) || !(path in sources)) return seen;
+  seen.add(path);
+  for (const [, , spec] of sources[path].matchAll(STATIC_VALUE)) {
+    if (!spec.startsWith('.')) continue;
+    const file = new URL(spec, new URL(path, 'file:///auth/')).pathname.replace('/auth/', './');
+    loadedWith(/\.(ts|svelte)$/.test(file) ? file : `${file}.ts`, seen);
+  }
+  return seen;
+}
+
+describe("what a page's client loads", () => {
+  it('follows static imports, not type imports or import()', () => {
+    expect([...loadedWith('./auth.ts')]).toEqual(expect.arrayContaining(['./auth.ts', './host/open.ts', './options.ts']));
+    expect([...loadedWith('./auth.ts')]).not.toContain('./host/client.ts');
+  });
+
+  it('holds no session engine: a page whose shared worker starts never loads the engine (in-page.ts does)', () => {
+    const client = [...loadedWith('./host/client.ts')];
+    expect(client).toContain('./host/connect.ts');
+    expect(client.filter((path) => path.startsWith('./session/') || path === './host/worker-host.ts')).toEqual([]);
+    expect([...loadedWith('./host/in-page.ts')]).toContain('./session/engine.ts');
+  });
+});

@@ -116,6 +116,38 @@ export function checkOptions(options: AuthOptions): void {
     throw new TypeError('createAuth: keepSessionMs wants whole ms from 0 to 24 h');
 }
 
+/**
+ * What the engine reads of the options, in a fixed order: the worker is named by all of it, and by
+ * nothing else an app passes along (its own settings beside them, `maxResponseBytes`, which only the
+ * page's auth.fetch reads).
+ */
+const ENGINE_OPTIONS = [
+  'issuer',
+  'server',
+  'clientId',
+  'redirectUri',
+  'postLogoutRedirectUri',
+  'scope',
+  'requireIss',
+  'apiOrigins',
+  'apis',
+  'stepUpScopes',
+  'extraParams',
+  'timeoutMs',
+  'dpop',
+  'endSessionIdTokenHint',
+  'idle',
+  'keepSessionMs',
+  'hiddenFrame',
+] as const;
+
+/**
+ * The worker's name: the configuration the engine runs on, so a page only ever reaches an engine made
+ * with its own, and every page of one app, created from one configuration, reaches the same one.
+ */
+export const workerName = (options: AuthOptions): string =>
+  `auth ${JSON.stringify(Object.fromEntries(ENGINE_OPTIONS.map((key) => [key, options[key]])))}`;
+
 /** The issuer identifier the options name, explicitly or in `server`. */
 export const issuerOf = (options: AuthOptions): string => (options.issuer ?? options.server?.issuer)!;
 

@@ -480,7 +480,8 @@ export class FakeLocks {
 
 /**
  * A MessageChannel whose ports deliver in a microtask, cloned as a real port clones: tests on fake
- * timers keep their clock, and a page and its engine talk within promise turns.
+ * timers keep their clock, and a page and its engine talk within promise turns. As a real port, each
+ * keeps what it receives until start(): a page may post before the other end listens (open.ts).
  */
 export class FakeMessageChannel {
   readonly port1: FakePort;
@@ -496,13 +497,23 @@ export class FakeMessageChannel {
 export class FakePort extends EventTarget {
   other?: FakePort;
   closed = false;
+  /** What came before start(), in order; undefined once started. */
+  private held: unknown[] | undefined = [];
   postMessage(data: unknown): void {
     const to = this.other;
     if (this.closed || !to) return;
     const copy = structuredClone(data);
-    queueMicrotask(() => !to.closed && to.dispatchEvent(new MessageEvent('message', { data: copy })));
+    if (to.held) to.held.push(copy);
+    else to.deliver(copy);
   }
-  start(): void {}
+  start(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const data of held) this.deliver(data);
+  }
+  private deliver(data: unknown) {
+    queueMicrotask(() => !this.closed && this.dispatchEvent(new MessageEvent('message', { data })));
+  }
   close(): void {
     this.closed = true;
   }

@@ -18,6 +18,7 @@ import { createAuthFetch, type TokenSource } from '../page/fetch';
 import { runFrame } from '../page/frame';
 import { connect, type Connection } from './connect';
 import type { Reply, SharedSession, Transition, WireError } from './messages';
+import type { Opening } from './open';
 
 import { stepUpRequest } from '../protocol/stepup';
 import type { StepUpOptions } from '../protocol/scope';
@@ -32,6 +33,8 @@ export interface ClientParts<C extends Claims> {
   events: Pick<Events, 'emit'>;
   showIdle(state: IdleState): void;
   inPage(): Promise<typeof import('./in-page')>;
+  /** The page's lock and the worker, its join posted while this code loaded (open.ts). */
+  opening: Promise<Opening>;
   /** The page joins to complete a callback: the session it finds is not shown meanwhile. */
   completing?: boolean;
 }

@@ -4,7 +4,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { useAuthHarness } from '../__fixtures__/harness';
 import { FakeBroadcastChannel, FakeMessageChannel, NAMES } from '../__fixtures__/fake-idp';
 import type { Browser, WorkerLike } from '../browser/browser';
+import { workerName } from '../options';
 import { connect } from './connect';
+import { openHost } from './open';
 
 const h = useAuthHarness();
 const TIMEOUT_MS = 1_000;
@@ -13,33 +15,42 @@ const COMMAND_MS = 4 * TIMEOUT_MS;
 
 /** Connects a page whose browser starts shared workers with `sharedWorker` (the harness's by default). */
 function connectPage(sharedWorker?: (name: string) => WorkerLike | undefined, more: Partial<Browser> = {}, notice = vi.fn()) {
-  const browser = h.port();
+  const browser = { ...h.port(), ...(sharedWorker && { sharedWorker }), ...more };
+  return connectOpened(browser, openHost(browser, NAMES, workerName(h.options)), notice);
+}
+
+/** Connects a page whose lock and worker `opening` holds (openHost, called by the test beforehand). */
+function connectOpened(browser: Browser, opening: ReturnType<typeof openHost>, notice = vi.fn()) {
   return connect({
     options: h.options,
     names: NAMES,
-    browser: { ...browser, ...(sharedWorker && { sharedWorker }), ...more },
+    browser,
     network: (request) => h.idp.fetch(request),
     timeoutMs: TIMEOUT_MS,
     notice,
     inPage: () => import('./in-page'),
+    opening,
   });
 }
 
 /** The page locks held now. */
 const held = () => h.locks.held().filter((name) => name.startsWith(NAMES.lock));
 
-/** A worker that answers `join` (when asked to) and nothing else; `heard` lists the commands it got. */
+/** A worker that answers `join` (when asked to) and nothing else; `heard` lists the commands it got, `ids` their numbers. */
 function mutedWorker({ joins, refuses }: { joins: boolean; refuses?: boolean }) {
   const { port1, port2 } = new FakeMessageChannel();
   const heard: string[] = [];
+  const ids: number[] = [];
   port1.addEventListener('message', (event) => {
     const { id, type } = (event as MessageEvent).data as { id: number; type: string };
     heard.push(type);
+    ids.push(id);
     const answer = { session: { status: 'signed-out' }, idle: { warning: false }, allowed: [], scope: 'openid' };
     if (refuses && type === 'join') port1.postMessage({ id, error: { code: 'unreachable' } });
     else if (joins && type === 'join') port1.postMessage({ id, answer });
   });
-  return Object.assign(new EventTarget(), { port: port2 as unknown as MessagePort, heard, engine: port1 });
+  port1.start();
+  return Object.assign(new EventTarget(), { port: port2 as unknown as MessagePort, heard, ids, engine: port1 });
 }
 
 describe('connect', () => {
@@ -66,6 +77,39 @@ describe('connect', () => {
     expect(connection.host).toBe('in-page');
     expect(joined.session).toEqual({ status: 'signed-out' });
     await expect(connection.request('wake', {})).resolves.toBeNull();
+    connection.close();
+  });
+
+  it("opening, takes the page's lock and posts the join before the page's client listens: the answer waits in the port", async () => {
+    const worker = mutedWorker({ joins: true });
+    const browser = { ...h.port(), sharedWorker: () => worker };
+    const opening = openHost(browser, NAMES, workerName(h.options));
+    // Taken before the join goes: the engine waits on the lock named by the join.
+    await vi.waitFor(() => expect(worker.heard).toEqual(['join']));
+    expect(held()).toEqual([NAMES.lock + (await opening).page]);
+    // The engine tells the page something after its answer, before the page listens: both wait, in order.
+    const idle = { notice: 'idle', idle: { warning: false } };
+    worker.engine.postMessage(idle);
+    const notice = vi.fn();
+    const { connection, joined } = await connectOpened(browser, opening, notice);
+    expect(connection.host).toBe('worker');
+    expect(joined.session).toEqual({ status: 'signed-out' });
+    await vi.waitFor(() => expect(notice).toHaveBeenCalledWith(idle));
+    // The join was the port's first command: the next one has a number of its own.
+    void connection.request('wake', {}).catch(() => {});
+    await vi.waitFor(() => expect(worker.heard).toEqual(['join', 'wake']));
+    expect(new Set(worker.ids).size).toBe(2);
+    connection.close();
+  });
+
+  it("falls back to an engine in the page when the worker reported an error before the page's client listened", async () => {
+    const worker = mutedWorker({ joins: false });
+    const browser = { ...h.port(), sharedWorker: () => worker };
+    const opening = openHost(browser, NAMES, workerName(h.options));
+    await vi.waitFor(() => expect(worker.heard).toEqual(['join']));
+    worker.dispatchEvent(new Event('error'));
+    const { connection } = await connectOpened(browser, opening);
+    expect(connection.host).toBe('in-page');
     connection.close();
   });
 

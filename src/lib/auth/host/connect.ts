@@ -1,15 +1,15 @@
 // The page's connection to the session engine: the app's shared worker where it starts, else an engine
-// in this page (in-page.ts). The page holds a Web Lock of its own while it lives (the worker waits on
-// it to know the page is gone), then joins; every command is answered or times out, so no view waits
+// in this page (in-page.ts). The page's lock is held and the worker's join posted before this code has
+// loaded (open.ts); here the port starts, and every command is answered or times out, so no view waits
 // for ever on a worker that died.
-import type { Browser, WorkerLike } from '../browser/browser';
+import type { Browser } from '../browser/browser';
 import type { AppNames } from '../browser/storage';
 import type { AuthOptions } from '../options';
 import { AuthError } from '../protocol/errors';
 import type { Network } from '../protocol/http';
 import type { Claims } from '../protocol/steps';
 import type { Answer, Body, CommandType, Reply } from './messages';
-import { workerName } from './worker-host';
+import { JOIN_ID, type Opening } from './open';
 
 /** The page's end of the engine: numbered commands, answered in turn; notices go to `notice`. */
 export interface Connection<C extends Claims> {
@@ -30,14 +30,19 @@ export interface ConnectParts<C extends Claims> {
   notice(reply: Extract<Reply<C>, { notice: string }>): void;
   /** The in-page host's module, loaded only where no shared worker starts. */
   inPage(): Promise<typeof import('./in-page')>;
+  /** The page's lock and the worker, its join posted (open.ts). */
+  opening: Promise<Opening>;
 }
 
 /** How many requests in a row a command may make (discovery, the code, userinfo) before it is late. */
 const REQUESTS_PER_COMMAND = 4;
 
-/** A port's numbered requests and their answers; a command unanswered in `timeoutMs` is `timeout`. */
-function portConnection<C extends Claims>(port: MessagePort, timeoutMs: number, notice: ConnectParts<C>['notice']) {
-  let next = 0;
+/**
+ * A port's numbered requests and their answers; a command unanswered in `timeoutMs` is `timeout`. Ids
+ * below `posted` were sent before the port started (open.ts's join): answer() waits for theirs.
+ */
+function portConnection<C extends Claims>(port: MessagePort, timeoutMs: number, notice: ConnectParts<C>['notice'], posted = 0) {
+  let next = posted;
   let closed: AuthError | undefined;
   const waiting = new Map<number, (reply: Reply<C>) => void>();
   port.addEventListener('message', ({ data }: MessageEvent) => {
@@ -46,21 +51,28 @@ function portConnection<C extends Claims>(port: MessagePort, timeoutMs: number, 
     waiting.get(reply.id)?.(reply);
   });
   port.start();
+
+  function answer<K extends CommandType>(id: number): Promise<Answer<C, K>> {
+    if (closed) return Promise.reject(closed);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => settle({ id, error: { code: 'timeout' } }), timeoutMs);
+      function settle(reply: Reply<C>) {
+        clearTimeout(timer);
+        waiting.delete(id);
+        if ('error' in reply) reject(new AuthError(reply.error.code, reply.error));
+        else resolve((reply as { answer: Answer<C, K> }).answer);
+      }
+      waiting.set(id, settle);
+    });
+  }
+
   return {
+    answer,
     request<K extends CommandType>(type: K, body: Body<K>): Promise<Answer<C, K>> {
       const id = next++;
-      if (closed) return Promise.reject(closed);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => settle({ id, error: { code: 'timeout' } }), timeoutMs);
-        function settle(reply: Reply<C>) {
-          clearTimeout(timer);
-          waiting.delete(id);
-          if ('error' in reply) reject(new AuthError(reply.error.code, reply.error));
-          else resolve((reply as { answer: Answer<C, K> }).answer);
-        }
-        waiting.set(id, settle);
-        port.postMessage({ id, type, body });
-      });
+      const answered = answer<K>(id);
+      if (!closed) port.postMessage({ id, type, body });
+      return answered;
     },
     /** Every command waiting, and every later one, fails with `error`: the host is gone. */
     fail(error: AuthError) {
@@ -68,28 +80,6 @@ function portConnection<C extends Claims>(port: MessagePort, timeoutMs: number, 
       for (const settle of [...waiting.values()]) settle({ id: -1, error: error.toJSON() });
     },
   };
-}
-
-/** Holds a lock named for this page until release(): the browser releases it when the page is gone. */
-function holdPageLock(browser: Browser, name: string): Promise<() => void> {
-  let release = () => {};
-  const { locks } = browser;
-  if (!locks) return Promise.resolve(release);
-  return new Promise((granted) => {
-    void locks.request(name, () => {
-      granted(() => release());
-      return new Promise<void>((resolve) => (release = resolve));
-    });
-  });
-}
-
-/** The shared worker, or undefined when it cannot start (no SharedWorker, a CSP refusing it, an error). */
-function openWorker(browser: Browser, name: string): WorkerLike | undefined {
-  try {
-    return browser.sharedWorker(name);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -101,29 +91,26 @@ export async function connect<C extends Claims>(
 ): Promise<{ connection: Connection<C>; joined: Answer<C, 'join'> }> {
   const { options, names, browser, notice } = parts;
   const timeoutMs = parts.timeoutMs * REQUESTS_PER_COMMAND;
-  const page = crypto.randomUUID();
-  const release = await holdPageLock(browser, names.lock + page);
-  const worker = openWorker(browser, workerName(options));
+  const opened = await parts.opening;
+  const { worker } = opened;
   if (worker) {
-    const connection = portConnection<C>(worker.port, timeoutMs, notice);
+    const connection = portConnection<C>(worker.port, timeoutMs, notice, JOIN_ID + 1);
     // The worker's script could not load or run (a CSP, a network error): nothing it would answer is coming.
     let started = true;
-    worker.addEventListener('error', () => {
+    void opened.failed.then(() => {
       started = false;
       connection.fail(new AuthError('unreachable'));
     });
-    const joined = await connection.request('join', { page }).catch((err: unknown) => {
+    const joined = await connection.answer<'join'>(JOIN_ID).catch((err: unknown) => {
       if (!started) return;
       // The engine answered, with a failure (the provider's metadata): this attempt holds nothing open.
-      release();
-      worker.port.close();
+      opened.close();
       throw err;
     });
     if (joined) {
       const close = () => {
         connection.fail(new AuthError('aborted'));
-        release();
-        worker.port.close();
+        opened.close();
       };
       return { connection: { request: connection.request, host: 'worker' as const, close }, joined };
     }
@@ -132,14 +119,14 @@ export async function connect<C extends Claims>(
   const { startInPage } = await parts.inPage();
   const host = startInPage({ options, names, network: parts.network, now: browser.now, channel: browser.channel(names.channel) });
   const connection = portConnection<C>(host.port, timeoutMs, notice);
-  const joined = await connection.request('join', { page }).catch((err: unknown) => {
-    release();
+  const joined = await connection.request('join', { page: opened.page }).catch((err: unknown) => {
+    opened.release();
     host.close();
     throw err;
   });
   const close = () => {
     connection.fail(new AuthError('aborted'));
-    release();
+    opened.release();
     host.close();
   };
   return { connection: { request: connection.request, host: 'in-page' as const, close }, joined };

@@ -5,8 +5,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { useAuthHarness, type Tab } from '../__fixtures__/harness';
 import { APP_URL, FakeLocks, FakeMessageChannel, REVOCATION_URL, testOptions } from '../__fixtures__/fake-idp';
 import { appNames } from '../browser/storage';
-import { issuerOf, KEEP_SESSION_MS } from '../options';
-import { optionsOf, serveWorker, workerName } from './worker-host';
+import { issuerOf, KEEP_SESSION_MS, workerName } from '../options';
+import { optionsOf, serveWorker } from './worker-host';
 
 describe('the worker name', () => {
   const options = testOptions();

@@ -11,38 +11,6 @@ import { createEngine, type PagePort } from '../session/engine';
 import { parseRequest } from './messages';
 import { openSignal, type Channel } from './signal';
 
-/**
- * What the engine reads of the options, in a fixed order: the worker is named by all of it, and by
- * nothing else an app passes along (its own settings beside them, `maxResponseBytes`, which only the
- * page's auth.fetch reads).
- */
-const ENGINE_OPTIONS = [
-  'issuer',
-  'server',
-  'clientId',
-  'redirectUri',
-  'postLogoutRedirectUri',
-  'scope',
-  'requireIss',
-  'apiOrigins',
-  'apis',
-  'stepUpScopes',
-  'extraParams',
-  'timeoutMs',
-  'dpop',
-  'endSessionIdTokenHint',
-  'idle',
-  'keepSessionMs',
-  'hiddenFrame',
-] as const;
-
-/**
- * The worker's name: the configuration the engine runs on, so a page only ever reaches an engine made
- * with its own, and every page of one app, created from one configuration, reaches the same one.
- */
-export const workerName = (options: AuthOptions): string =>
-  `auth ${JSON.stringify(Object.fromEntries(ENGINE_OPTIONS.map((key) => [key, options[key]])))}`;
-
 /** The options a worker was named with (workerName); a TypeError for a name no page of ours gives. */
 export function optionsOf(name: string): AuthOptions {
   let options: AuthOptions | undefined;

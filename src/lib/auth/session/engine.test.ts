@@ -183,6 +183,7 @@ describe('the engine over a port', () => {
       made.serve(port1 as unknown as PagePort);
       const replies: Record<string, unknown>[] = [];
       port2.addEventListener('message', (event) => replies.push((event as MessageEvent).data));
+      port2.start();
       /** Sends a command; resolves with the engine's reply to it. */
       async function send(type: string, body: unknown = {}) {
         const id = next++;
