@@ -90,9 +90,12 @@ export function assembleAuth<C extends Claims>(options: AuthOptions, { browser: 
    */
   async function attach(completing?: boolean) {
     const opening = openHost(browser(), names, workerName(options));
-    void opening.then((opened) => {
-      if (!opened.worker) inPage().catch(() => {});
-    });
+    void opening
+      .then((opened) => {
+        if (!opened.worker) return inPage();
+      })
+      // Failing to open is the connection's to report (connect.ts), and a failed import is tried again there.
+      .catch(() => {});
     const module = await import('./host/client').catch(async (err: unknown) => {
       (await opening).close();
       throw err;
