@@ -11,6 +11,8 @@ export default {
     '!src/lib/auth/host/*.test.ts',
     // The worker's script only calls serveWorker with the browser's globals: nothing a unit test can run.
     '!src/lib/auth/host/worker.ts',
+    // The options' checks, and the worker's name a page opens it by (workerName): the hosts' too.
+    'src/lib/auth/options.ts',
   ],
   // The module's own unit tests, all of them (stryker.vitest.config.ts, not `testFiles`: see there): the
   // engine and its hosts are also driven through the public API (auth.test.ts, page/*.test.ts,

@@ -158,6 +158,24 @@ describe('a page that cannot join the engine', () => {
     expect(worker.engine.pages()).toBe(0);
   });
 
+  it("its client's code failing to load where no shared worker starts: the page holds no lock either", async () => {
+    h.sharedWorkers = false;
+    vi.doMock('./host/client', () => {
+      throw new TypeError('Failed to fetch dynamically imported module');
+    });
+    onTestFinished(() => void vi.doUnmock('./host/client'));
+    const tab = h.newTab();
+    await tab.auth.start();
+    // The failure thrown on is the import's (vitest wraps it), not one of tidying up after it.
+    const failure = (await tab.auth.signIn().catch((err: unknown) => err)) as Error;
+    expect(failure.cause).toEqual(new TypeError('Failed to fetch dynamically imported module'));
+    expect(tab.state).toMatchObject({ status: 'error', error: { code: 'invalid_response' } });
+    await vi.waitFor(() => expect(h.locks.held()).toEqual([]));
+    expect(h.assign).not.toHaveBeenCalled();
+    // The in-page engine's code was asked for beside the client's: let it load here, not into the next test.
+    await import('./host/in-page');
+  });
+
   it("where no shared worker starts, the in-page engine's code is asked for while the client's still loads", async () => {
     h.sharedWorkers = false;
     let loadClient = () => {};
@@ -308,7 +326,9 @@ describe('the idle option', () => {
     ['not a number', { timeoutMs: '60000', warnMs: 30_000 }],
     ['NaN', { timeoutMs: NaN, warnMs: 30_000 }],
   ])('%s is a TypeError from createAuth', (_, idle) => {
-    expect(() => createAuth({ ...options, idle: idle as { timeoutMs: number; warnMs: number } })).toThrow(TypeError);
+    expect(() => createAuth({ ...options, idle: idle as { timeoutMs: number; warnMs: number } })).toThrow(
+      new TypeError('createAuth: idle wants whole ms, 0 < warnMs < timeoutMs <= 24 h'),
+    );
   });
 
   it("an instance with idle: stayActive() tells the app's other hosts, token-free", async () => {
@@ -361,5 +381,19 @@ describe('the idle option', () => {
 
   it('takes whole milliseconds with the warning before the end, up to a day', () => {
     expect(createAuth({ ...options, idle: { timeoutMs: 86_400_000, warnMs: 1 } }).idle.current).toEqual({ warning: false });
+  });
+});
+
+describe('the keepSessionMs option', () => {
+  const options = testOptions();
+
+  it.each([0, 1, 120_000, 86_400_000])('takes %s ms: from none to a day', (keepSessionMs) => {
+    expect(() => createAuth({ ...options, keepSessionMs })).not.toThrow();
+  });
+
+  it.each([-1, 86_400_001, 1.5, NaN, '120000'])('refuses %s with a TypeError from createAuth', (keepSessionMs) => {
+    expect(() => createAuth({ ...options, keepSessionMs: keepSessionMs as number })).toThrow(
+      new TypeError('createAuth: keepSessionMs wants whole ms from 0 to 24 h'),
+    );
   });
 });

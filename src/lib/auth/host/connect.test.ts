@@ -95,10 +95,11 @@ describe('connect', () => {
     expect(connection.host).toBe('worker');
     expect(joined.session).toEqual({ status: 'signed-out' });
     await vi.waitFor(() => expect(notice).toHaveBeenCalledWith(idle));
-    // The join was the port's first command: the next one has a number of its own.
+    // The join was the port's first command: the next ones are numbered after it, in turn.
     void connection.request('wake', {}).catch(() => {});
-    await vi.waitFor(() => expect(worker.heard).toEqual(['join', 'wake']));
-    expect(new Set(worker.ids).size).toBe(2);
+    void connection.request('active', {}).catch(() => {});
+    await vi.waitFor(() => expect(worker.heard).toEqual(['join', 'wake', 'active']));
+    expect(worker.ids).toEqual([0, 1, 2]);
     connection.close();
   });
 
@@ -121,6 +122,19 @@ describe('connect', () => {
     worker.dispatchEvent(new Event('error'));
     const { connection } = await connecting;
     expect(connection.host).toBe('in-page');
+    connection.close();
+  });
+
+  it("a worker that reports an error once joined: every command is AuthError 'unreachable', and none is sent to it", async () => {
+    const worker = mutedWorker({ joins: true });
+    const { connection } = await connectPage(() => worker);
+    const waiting = connection.request('wake', {}).catch((err: unknown) => err);
+    worker.dispatchEvent(new Event('error'));
+    expect(await waiting).toMatchObject({ name: 'AuthError', code: 'unreachable' });
+    await expect(connection.request('active', {})).rejects.toMatchObject({ name: 'AuthError', code: 'unreachable' });
+    // A task later, whatever was posted has arrived.
+    await new Promise((resolve) => setTimeout(resolve));
+    expect(worker.heard).toEqual(['join', 'wake']);
     connection.close();
   });
 

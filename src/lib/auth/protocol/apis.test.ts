@@ -37,6 +37,12 @@ describe('the authorization request (RFC 8707 §2.1)', () => {
     expect(url.searchParams.get('scope')).toBe(`${h.options.scope} notes.read other.read`);
   });
 
+  it('an API without a scope of its own asks for its resource and adds nothing to the scope', async () => {
+    const url = new URL(await h.startSignIn({ options: withApis({ [API_ORIGIN]: { resource: NOTES.resource } }) }));
+    expect(url.searchParams.getAll('resource')).toEqual([NOTES.resource]);
+    expect(url.searchParams.get('scope')).toBe(h.options.scope);
+  });
+
   it('without apis: no resource parameter and the scope as configured', async () => {
     const url = new URL(await h.startSignIn());
     expect(url.searchParams.has('resource')).toBe(false);
