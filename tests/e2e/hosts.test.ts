@@ -22,7 +22,7 @@ const signOutButton = (page: Page) => page.getByRole('banner').getByRole('button
 /** The provider's origins: account (authorize, token, revocation) and auth (userinfo). */
 const idpOrigins = (idp: Idp) => [idp.accountUrl, idp.authUrl].map((url) => new URL(url).origin);
 
-/** The page has connected to its engine: it holds its page lock (host/connect.ts). */
+/** The page has connected to its engine: it holds its page lock (host/open.ts). */
 async function connected(page: Page) {
   await expect
     .poll(() => page.evaluate(async () => (await navigator.locks.query()).held?.some((l) => l.name?.startsWith('auth page '))))

@@ -1,5 +1,5 @@
 // The shared worker's script: one per app, named by its whole configuration (worker-host.ts), started
-// by the app's pages (connect.ts) with `extendedLifetime` where the browser offers it.
+// by the app's pages (open.ts) with `extendedLifetime` where the browser offers it.
 /// <reference lib="webworker" />
 import type { Locks } from '../browser/browser';
 import { serveWorker, type WorkerScope } from './worker-host';
