@@ -146,13 +146,13 @@ describe('a page that cannot join the engine', () => {
     });
     onTestFinished(() => void vi.doUnmock('./host/client'));
     const [worker] = h.workers.values();
-    const ports: { closed: boolean }[] = [];
-    worker.scope.addEventListener('connect', (event) => ports.push((event as MessageEvent).ports[0] as never));
+    const ports: unknown[] = [];
+    worker.scope.addEventListener('connect', (event) => ports.push((event as MessageEvent).ports[0]));
     const reloaded = h.newTab();
     // Not an AuthError: shown as one, then thrown on, as every failure the module did not foresee.
     await expect(reloaded.auth.start()).rejects.toThrow();
     expect(reloaded.state).toMatchObject({ status: 'error', error: { code: 'invalid_response' } });
-    // The join had gone while the code loaded: the engine learns the page is gone, and the port is closed.
+    // The join had gone while the code loaded: the engine learns the page is gone and serves its port no more.
     expect(ports).toHaveLength(1);
     await vi.waitFor(() => expect(h.locks.held()).toEqual([]));
     expect(worker.engine.pages()).toBe(0);

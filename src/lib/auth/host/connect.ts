@@ -120,13 +120,13 @@ export async function connect<C extends Claims>(
   const host = startInPage({ options, names, network: parts.network, now: browser.now, channel: browser.channel(names.channel) });
   const connection = portConnection<C>(host.port, timeoutMs, notice);
   const joined = await connection.request('join', { page: opened.page }).catch((err: unknown) => {
-    opened.release();
+    opened.close();
     host.close();
     throw err;
   });
   const close = () => {
     connection.fail(new AuthError('aborted'));
-    opened.release();
+    opened.close();
     host.close();
   };
   return { connection: { request: connection.request, host: 'in-page' as const, close }, joined };

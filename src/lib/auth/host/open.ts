@@ -14,13 +14,11 @@ export const JOIN_ID = 0;
 export interface Opening {
   /** The page's id: its lock's name, which the engine waits on to know it is gone. */
   page: string;
-  /** Releases the page's lock. */
-  release(): void;
   /** The app's shared worker, its join posted; undefined where none starts (no SharedWorker, a CSP refusing it). */
   worker?: WorkerLike;
   /** Settles if the worker reports an error (its script could not load or run), whenever it does. */
   failed: Promise<void>;
-  /** Leaves unjoined (the page's client could not load): the lock released, the port closed. */
+  /** Leaves: the page's lock released, the worker's port (if any, and if still open) closed. */
   close(): void;
 }
 
@@ -56,7 +54,6 @@ export async function openHost(browser: Browser, names: AppNames, workerName: st
   worker?.port.postMessage({ id: JOIN_ID, type: 'join', body: join });
   return {
     page,
-    release,
     worker,
     failed,
     close() {

@@ -1,4 +1,4 @@
-// The shared worker's script: one per app, named by its whole configuration (worker-host.ts), started
+// The shared worker's script: one per app, named by its whole configuration (options.ts's workerName), started
 // by the app's pages (open.ts) with `extendedLifetime` where the browser offers it.
 /// <reference lib="webworker" />
 import type { Locks } from '../browser/browser';
