@@ -1,10 +1,12 @@
 // The stranger's start: how soon a new tab of the app shows **Sign in**, the first page of most
 // first visits. The app's files are cached by one earlier visit, as they are for anyone who has been
-// to the site once; the measured page is then opened as a new tab.
+// to the site once; that visit's tab is closed, and once the machine is quiet again (quiet.ts) the
+// measured page is opened as a new tab.
 import type { CDPSession } from 'playwright-core';
 import type { LatencyProxy } from './latency-proxy';
 import { watchPages } from './page-timing';
 import { withProfile } from './profile';
+import { waitForQuiet, type Quiet } from './quiet';
 import { writeFile } from 'node:fs/promises';
 import { formatTraceSummary, sourceMapResolver, startTrace, summariseTrace, type TraceEvent } from './trace';
 
@@ -16,6 +18,8 @@ export interface SignedOutRun {
   domContentLoaded: number;
   /** The app's scripts the stranger's two loads requested (paths, the first load's first), worker scripts included. */
   scripts: string[];
+  /** The wait, after the earlier visit's tab closed, for the machine to be quiet before the new tab. */
+  quiet: Quiet;
   trace?: { events: TraceEvent[]; sync: number };
 }
 
@@ -40,6 +44,9 @@ export async function signedOutOnce(
     const since = reports.count();
     const tab = await context.newPage();
     await warm.close();
+    // Its teardown is that visit's cost, not the new tab's: measured beside it, the new tab's figure
+    // changed with how each build's page goes away.
+    const quiet = await waitForQuiet();
     const cdp = await context.newCDPSession(tab);
     await throttle(cdp);
     const stopTrace = options.trace ? await startTrace(cdp) : undefined;
@@ -52,7 +59,7 @@ export async function signedOutOnce(
       const [nav] = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[];
       return { responseEnd: nav.responseEnd, domContentLoaded: nav.domContentLoadedEventStart };
     });
-    return { shown: shown.at, ...timing, trace: trace && { events: trace, sync } };
+    return { shown: shown.at, ...timing, quiet, trace: trace && { events: trace, sync } };
   });
   const scripts = requests.map((r) => new URL(r.url)).filter((u) => u.origin === origin && /\.m?js$/.test(u.pathname));
   return { ...value, scripts: [...new Set(scripts.map((u) => u.pathname))] };

@@ -19,6 +19,7 @@ import { startLatencyProxy, type LatencyProxy } from './latency-proxy';
 import type { NetRequest } from './net-log';
 import { watchPages } from './page-timing';
 import { withProfile } from './profile';
+import { waitForQuiet, type Quiet } from './quiet';
 import { signedOutOnce, traceSignedOut, type SignedOutRun } from './signed-out';
 import { median, summary } from './stats';
 import { formatTraceSummary, sourceMapResolver, startTrace, summariseTrace, type TraceEvent } from './trace';
@@ -73,6 +74,8 @@ interface Run {
   /** The requests each case sent to the identity service, from pages and workers alike. */
   idp?: Record<'callback' | 'newTab' | 'restore', NetRequest[]>;
   newTabWaterfall?: { rows: WaterfallRow[]; zero: number };
+  /** The waits for a quiet machine before the new tab and before the reload (tests/bench/quiet.ts). */
+  quiet?: Record<'newTab' | 'restore', Quiet>;
   restoreWaterfall?: { rows: WaterfallRow[]; zero: number };
   waterfall: WaterfallRow[];
   /** Epoch ms of the callback navigation start, the waterfall's zero. */
@@ -172,7 +175,10 @@ async function signInOnce(
     };
     if (!options.restore) return { run, marks: undefined };
 
-    // A new tab beside the signed-in one: it can take the session from it instead of the provider.
+    // A new tab beside the signed-in one: it can take the session from it instead of the provider. Opened
+    // once the machine is quiet, as a person opens one some time after signing in: what the sign-in
+    // left running (each build its own) is not the new tab's cost.
+    const newTabQuiet = await waitForQuiet();
     const opening = reports.count();
     const newTabAt = Date.now();
     const tab = await context.newPage();
@@ -189,6 +195,8 @@ async function signInOnce(
     // A lone tab's reload. Tokens live in memory only: either something that outlives the page (a
     // shared worker's session) still holds them, or the page restores them from the provider with a
     // silent prompt=none round trip and paints in its callback document. Either way: reload → claims.
+    // Once the closed tab has gone away, as for the new tab.
+    const restoreQuiet = await waitForQuiet();
     const since = reports.count();
     const rowsBefore = waterfall.rows().length;
     const reloadAt = Date.now();
@@ -202,6 +210,7 @@ async function signInOnce(
         newTab: shown.timeOrigin + shown.at - opened.timeOrigin,
         newTabWaterfall,
         restoreWaterfall: { rows: waterfall.rows().slice(rowsBefore), zero: reloaded.timeOrigin },
+        quiet: { newTab: newTabQuiet, restore: restoreQuiet },
       },
       marks: { newTabAt, reloadAt },
     };
@@ -238,6 +247,12 @@ function sentLine(runs: Run[], key: keyof NonNullable<Run['idp']>): string {
   return [...tally].map(([label, n]) => `${label} ×${n}`).join(', ');
 }
 
+/** How long the runs waited for a quiet machine before `key`'s navigation, and how often they gave up waiting. */
+function quietLine(runs: Run[], key: keyof NonNullable<Run['quiet']>): string {
+  const busy = runs.filter((r) => !r.quiet![key].quiet).length;
+  return `${summary(runs.map((r) => r.quiet![key].waitedMs))}${busy ? `; ${busy} of ${runs.length} gave up, the machine staying busy` : ''}`;
+}
+
 /**
  * The lazy code a stranger must never wait for: the session's shared worker and the page's client
  * of it, with the in-page engine (the chunks Vite names after host/worker.ts, host/client.ts and
@@ -245,12 +260,18 @@ function sentLine(runs: Run[], key: keyof NonNullable<Run['idp']>): string {
  */
 const ENGINE_SCRIPT = /\/assets\/(?:worker|client|in-page)-[^/]*\.js$/;
 
-/** Which scripts a stranger's loads requested, over all runs, and whether any is engine code. */
+/** Which scripts a stranger's loads requested, over all runs, whether any is engine code, and the quiet waited for. */
 function strangerLines(label: string, strangers: SignedOutRun[]): string[] {
   const scripts = [...new Set(strangers.flatMap((s) => s.scripts))];
   const engine = scripts.filter((path) => ENGINE_SCRIPT.test(path));
   const verdict = engine.length ? `REQUESTED engine code: ${engine.join(', ')}` : 'no worker script, no client/engine chunk';
-  return [`  ${label}: ${verdict}`, `    scripts requested: ${scripts.join(', ') || 'none'}`];
+  const waits = strangers.map((s) => s.quiet.waitedMs);
+  const busy = strangers.filter((s) => !s.quiet.quiet).length;
+  return [
+    `  ${label}: ${verdict}`,
+    `    scripts requested: ${scripts.join(', ') || 'none'}`,
+    `    waited for a quiet machine before the new tab: ${summary(waits)}${busy ? `; ${busy} of ${strangers.length} gave up, the machine staying busy` : ''}`,
+  ];
 }
 
 const r0 = (v: number) => String(Math.round(v));
@@ -291,6 +312,10 @@ function singleReport(runs: Run[], strangers: SignedOutRun[], floors: Floor[]): 
     `  callback                                     ${sentLine(runs, 'callback')}`,
     `  new tab beside a signed-in one               ${sentLine(runs, 'newTab')}`,
     `  lone tab's reload                            ${sentLine(runs, 'restore')}`,
+    '',
+    'Waited for a quiet machine before (tests/bench/quiet.ts):',
+    `  the new tab beside a signed-in one           ${quietLine(runs, 'newTab')}`,
+    `  the lone tab's reload                        ${quietLine(runs, 'restore')}`,
     '',
     "A stranger's two loads (the first visit and the new tab):",
     ...strangerLines('dist', strangers),
@@ -361,6 +386,13 @@ function abReport(pairs: Pair[]): string {
       `  ${{ callback: 'callback', newTab: 'new tab beside a signed-in one', restore: "lone tab's reload" }[key]}`,
       `    A ${sentLine(as, key)}`,
       `    B ${sentLine(bs, key)}`,
+    ]),
+    '',
+    'Waited for a quiet machine before (tests/bench/quiet.ts):',
+    ...(['newTab', 'restore'] as const).flatMap((key) => [
+      `  ${{ newTab: 'the new tab beside a signed-in one', restore: "the lone tab's reload" }[key]}`,
+      `    A ${quietLine(as, key)}`,
+      `    B ${quietLine(bs, key)}`,
     ]),
     '',
     "A stranger's two loads (the first visit and the new tab):",
