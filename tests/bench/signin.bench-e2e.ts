@@ -74,9 +74,9 @@ interface Run {
   /** The requests each case sent to the identity service, from pages and workers alike. */
   idp?: Record<'callback' | 'newTab' | 'restore', NetRequest[]>;
   newTabWaterfall?: { rows: WaterfallRow[]; zero: number };
+  restoreWaterfall?: { rows: WaterfallRow[]; zero: number };
   /** The waits for a quiet machine before the new tab and before the reload (tests/bench/quiet.ts). */
   quiet?: Record<'newTab' | 'restore', Quiet>;
-  restoreWaterfall?: { rows: WaterfallRow[]; zero: number };
   waterfall: WaterfallRow[];
   /** Epoch ms of the callback navigation start, the waterfall's zero. */
   zero: number;
@@ -247,11 +247,14 @@ function sentLine(runs: Run[], key: keyof NonNullable<Run['idp']>): string {
   return [...tally].map(([label, n]) => `${label} ×${n}`).join(', ');
 }
 
-/** How long the runs waited for a quiet machine before `key`'s navigation, and how often they gave up waiting. */
-function quietLine(runs: Run[], key: keyof NonNullable<Run['quiet']>): string {
-  const busy = runs.filter((r) => !r.quiet![key].quiet).length;
-  return `${summary(runs.map((r) => r.quiet![key].waitedMs))}${busy ? `; ${busy} of ${runs.length} gave up, the machine staying busy` : ''}`;
+/** How long the runs waited for a quiet machine, and how often they gave up waiting. */
+function quietFigure(waits: Quiet[]): string {
+  const busy = waits.filter((w) => !w.quiet).length;
+  return `${summary(waits.map((w) => w.waitedMs))}${busy ? `; ${busy} of ${waits.length} gave up, the machine staying busy` : ''}`;
 }
+
+/** quietFigure() of the waits before `key`'s navigation. */
+const quietLine = (runs: Run[], key: keyof NonNullable<Run['quiet']>) => quietFigure(runs.map((r) => r.quiet![key]));
 
 /**
  * The lazy code a stranger must never wait for: the session's shared worker and the page's client
@@ -265,12 +268,10 @@ function strangerLines(label: string, strangers: SignedOutRun[]): string[] {
   const scripts = [...new Set(strangers.flatMap((s) => s.scripts))];
   const engine = scripts.filter((path) => ENGINE_SCRIPT.test(path));
   const verdict = engine.length ? `REQUESTED engine code: ${engine.join(', ')}` : 'no worker script, no client/engine chunk';
-  const waits = strangers.map((s) => s.quiet.waitedMs);
-  const busy = strangers.filter((s) => !s.quiet.quiet).length;
   return [
     `  ${label}: ${verdict}`,
     `    scripts requested: ${scripts.join(', ') || 'none'}`,
-    `    waited for a quiet machine before the new tab: ${summary(waits)}${busy ? `; ${busy} of ${strangers.length} gave up, the machine staying busy` : ''}`,
+    `    waited for a quiet machine before the new tab: ${quietFigure(strangers.map((s) => s.quiet))}`,
   ];
 }
 
